@@ -1,0 +1,47 @@
+//! Command-line interface: argument definitions and dispatch.
+
+mod perft;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use damone::game::{Position, Variant};
+
+/// Damone: rules engine, search bots, self-play training and play.
+#[derive(Parser, Debug)]
+#[command(name = "damone", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count leaf nodes of the legal-move tree for each depth 1..=N.
+    Perft(perft::PerftArgs),
+    /// List every legal move of a position with the FEN after it.
+    Moves(perft::MovesArgs),
+    /// Measure perft speed (leaf nodes per second) on fixed positions.
+    Bench(perft::BenchArgs),
+}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft(a) => perft::perft(a),
+        Command::Moves(a) => perft::moves(a),
+        Command::Bench(a) => perft::bench(a),
+    }
+}
+
+/// Parse a variant name.
+pub fn parse_variant(name: &str) -> Result<Variant> {
+    Ok(name.parse::<Variant>()?)
+}
+
+/// The position given by `--fen` (or the variant's start).
+pub fn parse_position(fen: Option<&str>, variant: Variant) -> Result<Position> {
+    match fen {
+        None => Ok(Position::start(variant)),
+        Some(f) => Position::from_fen(f, variant).with_context(|| format!("invalid FEN '{f}'")),
+    }
+}

@@ -1,0 +1,118 @@
+//! `damone perft`, `damone moves` and `damone bench`.
+
+use super::{parse_position, parse_variant};
+use anyhow::{bail, Result};
+use clap::Args;
+use damone::game::{divide, perft as count, Position};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    /// Deepest depth to count (prints every depth from 1 up to it).
+    #[arg(long, short)]
+    depth: u32,
+    /// Start position in FEN (default: the variant's start position).
+    #[arg(long)]
+    fen: Option<String>,
+    /// Rules variant: standard, damone-hunt or three-damas.
+    #[arg(long, default_value = "standard")]
+    variant: String,
+    /// Also print the leaf count under each root move at the deepest depth.
+    #[arg(long)]
+    divide: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct MovesArgs {
+    /// Position in FEN.
+    #[arg(long)]
+    fen: String,
+    /// Rules variant: standard, damone-hunt or three-damas.
+    #[arg(long, default_value = "standard")]
+    variant: String,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Perft depth for the start position.
+    #[arg(long, default_value_t = 9)]
+    depth: u32,
+    /// Repetitions; the best run is reported.
+    #[arg(long, default_value_t = 3)]
+    repeat: u32,
+}
+
+pub fn perft(a: PerftArgs) -> Result<()> {
+    if a.depth == 0 {
+        bail!("--depth must be at least 1");
+    }
+    if a.depth > 30 {
+        bail!("--depth {} is too deep (at most 30)", a.depth);
+    }
+    let v = parse_variant(&a.variant)?;
+    let pos = parse_position(a.fen.as_deref(), v)?;
+    let t = Instant::now();
+    let mut total = 0;
+    for d in 1..=a.depth {
+        let n = count(&pos, d);
+        total += n;
+        println!("perft {d} {n}");
+    }
+    let secs = t.elapsed().as_secs_f64();
+    if a.divide {
+        for (m, n) in divide(&pos, a.depth) {
+            println!("{m} {n}");
+        }
+    }
+    eprintln!(
+        "nodes {total} seconds {secs:.3} nodes/s {:.0}",
+        total as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+pub fn moves(a: MovesArgs) -> Result<()> {
+    let v = parse_variant(&a.variant)?;
+    let pos = parse_position(Some(&a.fen), v)?;
+    for m in pos.legal_moves() {
+        println!("{m} {}", pos.after(&m).to_fen());
+    }
+    Ok(())
+}
+
+/// Positions for `damone bench`: the start position and two middle games.
+pub const BENCH_FENS: [(&str, u32); 3] = [
+    ("W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8", 0),
+    ("W:WIg2,Df1,Dh3,d3,e4,f3,g4,h5:BIb7,Da6,Dc8,a4,b5,c6,d5,e8", 0),
+    ("B:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4", 0),
+];
+
+pub fn bench(a: BenchArgs) -> Result<()> {
+    if a.depth == 0 {
+        bail!("--depth must be at least 1");
+    }
+    let mut total_nodes = 0u64;
+    let mut total_secs = 0.0;
+    for (fen, delta) in BENCH_FENS {
+        let pos = Position::from_fen(fen, damone::game::Variant::Standard)?;
+        let depth = a.depth.saturating_sub(delta).max(1);
+        let mut best = f64::INFINITY;
+        let mut nodes = 0;
+        for _ in 0..a.repeat.max(1) {
+            let t = Instant::now();
+            nodes = count(&pos, depth);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "{fen} depth {depth} nodes {nodes} seconds {best:.3} nodes/s {:.0}",
+            nodes as f64 / best
+        );
+        total_nodes += nodes;
+        total_secs += best;
+    }
+    println!(
+        "total nodes {total_nodes} seconds {total_secs:.3} nodes/s {:.0}",
+        total_nodes as f64 / total_secs
+    );
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! Perft: counting the leaves of the legal-move tree, with bulk counting at
+//! the last ply. Draw rules are ignored (as is usual for perft); a position
+//! where the side to move has no move is a leaf with no children, and so is a
+//! `damone-hunt` position where a side has lost all its Damones (the game is
+//! over there).
+
+use super::position::{MoveList, Position};
+
+/// Number of leaf nodes `depth` plies below `pos`.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    let mut bufs: Vec<MoveList> = (0..depth.max(1)).map(|_| Vec::with_capacity(64)).collect();
+    perft_rec(pos, depth, &mut bufs)
+}
+
+fn perft_rec(pos: &Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if pos.hunt_over() {
+        return 0;
+    }
+    let (buf, rest) = bufs.split_first_mut().expect("one buffer per ply");
+    if depth == 1 {
+        return pos.count_moves(buf);
+    }
+    pos.legal_moves_into(buf);
+    let mut n = 0;
+    for m in buf.iter() {
+        let child = pos.after(m);
+        n += perft_rec(&child, depth - 1, rest);
+    }
+    n
+}
+
+/// Perft split by root move: `(move, leaves)` for each legal move.
+pub fn divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
+    pos.legal_moves()
+        .iter()
+        .map(|m| {
+            (
+                m.to_string(),
+                if depth <= 1 {
+                    1
+                } else {
+                    perft(&pos.after(m), depth - 1)
+                },
+            )
+        })
+        .collect()
+}

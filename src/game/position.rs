@@ -1,0 +1,634 @@
+//! The position: piece bitboards, side to move, variant, no-progress counter
+//! and an incrementally updated Zobrist hash; legal move generation with
+//! compulsory maximal capture and the full precedence order; making moves.
+
+use super::types::*;
+use super::variant::Variant;
+use std::fmt;
+
+/// Most jumps one capture sequence can make: every jumped piece stands on one
+/// of the 18 dark squares away from the edge.
+pub const MAX_JUMPS: usize = 18;
+
+/// A legal move. Two moves are equal when their start square, end square and
+/// captured set are equal; the landing path is kept only for notation.
+#[derive(Clone, Copy, Debug)]
+pub struct Move {
+    from: u8,
+    to: u8,
+    njumps: u8,
+    captured: Bitboard,
+    path: [u8; MAX_JUMPS],
+}
+
+impl PartialEq for Move {
+    fn eq(&self, o: &Move) -> bool {
+        self.from == o.from && self.to == o.to && self.captured == o.captured
+    }
+}
+impl Eq for Move {}
+impl std::hash::Hash for Move {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.from, self.to, self.captured).hash(h)
+    }
+}
+
+impl Move {
+    /// A plain step.
+    pub fn step(from: Square, to: Square) -> Move {
+        Move {
+            from: from.index() as u8,
+            to: to.index() as u8,
+            njumps: 0,
+            captured: 0,
+            path: [0; MAX_JUMPS],
+        }
+    }
+    /// Start square.
+    #[inline]
+    pub fn from(&self) -> Square {
+        Square::new(self.from)
+    }
+    /// End square.
+    #[inline]
+    pub fn to(&self) -> Square {
+        Square::new(self.to)
+    }
+    /// Squares of the captured pieces.
+    #[inline]
+    pub fn captured(&self) -> Bitboard {
+        self.captured
+    }
+    /// True for a capture.
+    #[inline]
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+    /// Landing squares of a capture, in order (empty for a step).
+    pub fn landings(&self) -> impl Iterator<Item = Square> + '_ {
+        self.path[..self.njumps as usize].iter().map(|&s| Square::new(s))
+    }
+    /// The move with every square mapped by `f` (used for symmetries).
+    pub fn map_squares(&self, f: impl Fn(Square) -> Square) -> Move {
+        let mut m = *self;
+        m.from = f(self.from()).index() as u8;
+        m.to = f(self.to()).index() as u8;
+        m.captured = squares(self.captured).fold(0, |b, s| b | f(s).bb());
+        for i in 0..self.njumps as usize {
+            m.path[i] = f(Square::new(self.path[i])).index() as u8;
+        }
+        m
+    }
+}
+
+impl fmt::Display for Move {
+    /// PDN style: `f3-e4` or `e4xg6xe8`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.from())?;
+        if self.njumps == 0 {
+            write!(f, "-{}", self.to())
+        } else {
+            for s in self.landings() {
+                write!(f, "x{s}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A list of moves.
+pub type MoveList = Vec<Move>;
+
+// ---------------------------------------------------------------- Zobrist
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
+const fn build_zobrist() -> ([[[u64; 32]; 3]; 2], u64) {
+    let mut keys = [[[0u64; 32]; 3]; 2];
+    let mut st = 0xDA40_0E5E_ED00_0001u64;
+    let mut c = 0;
+    while c < 2 {
+        let mut r = 0;
+        while r < 3 {
+            let mut s = 0;
+            while s < 32 {
+                let (n, v) = splitmix(st);
+                st = n;
+                keys[c][r][s] = v;
+                s += 1;
+            }
+            r += 1;
+        }
+        c += 1;
+    }
+    let (_, side) = splitmix(st);
+    (keys, side)
+}
+
+const ZOBRIST_ALL: ([[[u64; 32]; 3]; 2], u64) = build_zobrist();
+static ZOBRIST: [[[u64; 32]; 3]; 2] = ZOBRIST_ALL.0;
+const ZOBRIST_SIDE: u64 = ZOBRIST_ALL.1;
+
+#[inline(always)]
+fn zkey(c: Color, r: Rank, s: usize) -> u64 {
+    ZOBRIST[c.index()][r.index()][s]
+}
+
+// ---------------------------------------------------------------- Position
+
+/// A Damone position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    by_color: [Bitboard; 2],
+    by_rank: [Bitboard; 3],
+    side: Color,
+    variant: Variant,
+    no_progress: u16,
+    hash: u64,
+}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.hash.hash(h)
+    }
+}
+
+/// Precedence key of a capture sequence: larger is better. Compares, in
+/// order, pieces captured, capturing rank, captured Damones, captured Damas.
+#[inline(always)]
+fn capture_key(count: u32, mover: Rank, n_damone: u32, n_dama: u32) -> u32 {
+    (count << 16) | ((mover as u32) << 12) | (n_damone << 6) | n_dama
+}
+
+struct CaptureCtx<'a> {
+    from: u8,
+    dirs: u8,
+    rank: Rank,
+    empty: Bitboard,
+    victims: Bitboard,
+    enemy_damone: Bitboard,
+    enemy_dama: Bitboard,
+    best: u32,
+    path: [u8; MAX_JUMPS],
+    out: &'a mut MoveList,
+}
+
+impl Position {
+    /// An empty board with White to move.
+    pub fn empty(variant: Variant) -> Position {
+        Position {
+            by_color: [0; 2],
+            by_rank: [0; 3],
+            side: Color::White,
+            variant,
+            no_progress: 0,
+            hash: 0,
+        }
+    }
+
+    /// The start position of a variant.
+    pub fn start(variant: Variant) -> Position {
+        Position::from_fen(variant.start_fen(), variant).expect("built-in start FEN is valid")
+    }
+
+    /// Place a piece (replacing whatever stood there); keeps the hash in step.
+    pub fn put(&mut self, s: Square, p: Piece) {
+        self.remove(s);
+        self.by_color[p.color.index()] |= s.bb();
+        self.by_rank[p.rank.index()] |= s.bb();
+        self.hash ^= zkey(p.color, p.rank, s.index());
+    }
+
+    /// Remove the piece on a square, if any; keeps the hash in step.
+    pub fn remove(&mut self, s: Square) {
+        if let Some(p) = self.piece_at(s) {
+            self.by_color[p.color.index()] &= !s.bb();
+            self.by_rank[p.rank.index()] &= !s.bb();
+            self.hash ^= zkey(p.color, p.rank, s.index());
+        }
+    }
+
+    /// Set the side to move.
+    pub fn set_side(&mut self, c: Color) {
+        if c != self.side {
+            self.side = c;
+            self.hash ^= ZOBRIST_SIDE;
+        }
+    }
+
+    /// Set the no-progress counter (plies since the last capture or promotion).
+    pub fn set_no_progress(&mut self, n: u16) {
+        self.no_progress = n;
+    }
+
+    /// The piece on a square.
+    #[inline]
+    pub fn piece_at(&self, s: Square) -> Option<Piece> {
+        let b = s.bb();
+        let color = if self.by_color[0] & b != 0 {
+            Color::White
+        } else if self.by_color[1] & b != 0 {
+            Color::Black
+        } else {
+            return None;
+        };
+        let rank = if self.by_rank[0] & b != 0 {
+            Rank::Pedina
+        } else if self.by_rank[1] & b != 0 {
+            Rank::Dama
+        } else {
+            Rank::Damone
+        };
+        Some(Piece { color, rank })
+    }
+
+    /// Side to move.
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// Rules variant.
+    #[inline]
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// Plies since the last capture or promotion.
+    #[inline]
+    pub fn no_progress(&self) -> u16 {
+        self.no_progress
+    }
+    /// Zobrist hash of pieces and side to move (not counters).
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+    /// Squares holding pieces of a colour.
+    #[inline]
+    pub fn color_bb(&self, c: Color) -> Bitboard {
+        self.by_color[c.index()]
+    }
+    /// Squares holding pieces of a rank (both colours).
+    #[inline]
+    pub fn rank_bb(&self, r: Rank) -> Bitboard {
+        self.by_rank[r.index()]
+    }
+    /// Squares holding pieces of a colour and rank.
+    #[inline]
+    pub fn pieces(&self, c: Color, r: Rank) -> Bitboard {
+        self.by_color[c.index()] & self.by_rank[r.index()]
+    }
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+    /// Number of pieces of a colour.
+    pub fn count(&self, c: Color) -> u32 {
+        self.by_color[c.index()].count_ones()
+    }
+
+    /// True in a `damone-hunt` position where either side has no Damone left.
+    #[inline]
+    pub fn hunt_over(&self) -> bool {
+        self.variant.damone_hunt()
+            && (self.pieces(Color::White, Rank::Damone) == 0 || self.pieces(Color::Black, Rank::Damone) == 0)
+    }
+
+    /// The Zobrist hash computed from scratch (tests compare it with [`Position::hash`]).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for c in [Color::White, Color::Black] {
+            for r in Rank::ALL {
+                for s in squares(self.pieces(c, r)) {
+                    h ^= zkey(c, r, s.index());
+                }
+            }
+        }
+        if self.side == Color::Black {
+            h ^= ZOBRIST_SIDE;
+        }
+        h
+    }
+
+    /// True if the side to move has a capture available.
+    #[inline]
+    pub fn has_capture(&self) -> bool {
+        let me = self.side;
+        let empty = !self.occupied();
+        let enemy = self.by_color[me.opposite().index()];
+        let mine = self.by_color[me.index()];
+        let ped = mine & self.by_rank[0];
+        let big = mine & !self.by_rank[0];
+        let dam = mine & self.by_rank[2];
+        let enemy_ped = enemy & self.by_rank[0];
+        let enemy_pd = enemy & !self.by_rank[2];
+        for d in Dir::ALL {
+            let pm = if Dir::mask_for(me, Rank::Pedina) & (1 << d as u8) != 0 {
+                ped
+            } else {
+                0
+            };
+            if shift(shift(pm, d) & enemy_ped, d) & empty != 0
+                || shift(shift(big & !dam, d) & enemy_pd, d) & empty != 0
+                || shift(shift(dam, d) & enemy, d) & empty != 0
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Movers of the side to move that may step in direction `d`.
+    #[inline(always)]
+    fn movers(&self, d: Dir) -> Bitboard {
+        let mine = self.by_color[self.side.index()];
+        if Dir::mask_for(self.side, Rank::Pedina) & (1 << d as u8) != 0 {
+            mine
+        } else {
+            mine & !self.by_rank[0]
+        }
+    }
+
+    /// All legal moves into `out` (cleared first).
+    pub fn legal_moves_into(&self, out: &mut MoveList) {
+        out.clear();
+        if self.has_capture() {
+            self.gen_captures(out);
+        } else {
+            let empty = !self.occupied();
+            for d in Dir::ALL {
+                let back = d.opposite() as usize;
+                for t in squares(shift(self.movers(d), d) & empty) {
+                    let from = NEIGHBOR[back][t.index()];
+                    out.push(Move {
+                        from,
+                        to: t.index() as u8,
+                        njumps: 0,
+                        captured: 0,
+                        path: [0; MAX_JUMPS],
+                    });
+                }
+            }
+        }
+    }
+
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut v = Vec::with_capacity(32);
+        self.legal_moves_into(&mut v);
+        v
+    }
+
+    /// Number of legal moves; faster than generating them when there is no capture.
+    pub fn count_moves(&self, scratch: &mut MoveList) -> u64 {
+        if self.has_capture() {
+            scratch.clear();
+            self.gen_captures(scratch);
+            scratch.len() as u64
+        } else {
+            let empty = !self.occupied();
+            Dir::ALL
+                .iter()
+                .map(|&d| (shift(self.movers(d), d) & empty).count_ones() as u64)
+                .sum()
+        }
+    }
+
+    fn gen_captures(&self, out: &mut MoveList) {
+        let me = self.side;
+        let enemy = self.by_color[me.opposite().index()];
+        let mine = self.by_color[me.index()];
+        let mut best = 0;
+        for rank in [Rank::Damone, Rank::Dama, Rank::Pedina] {
+            let victims = match rank {
+                Rank::Pedina => enemy & self.by_rank[0],
+                Rank::Dama => enemy & !self.by_rank[2],
+                Rank::Damone => enemy,
+            };
+            for s in squares(mine & self.by_rank[rank.index()]) {
+                let mut ctx = CaptureCtx {
+                    from: s.index() as u8,
+                    dirs: Dir::mask_for(me, rank),
+                    rank,
+                    empty: !self.occupied() | s.bb(),
+                    victims,
+                    enemy_damone: enemy & self.by_rank[2],
+                    enemy_dama: enemy & self.by_rank[1],
+                    best,
+                    path: [0; MAX_JUMPS],
+                    out: &mut *out,
+                };
+                Self::capture_dfs(&mut ctx, s.index(), 0, 0);
+                best = ctx.best;
+            }
+        }
+    }
+
+    fn capture_dfs(ctx: &mut CaptureCtx, sq: usize, captured: Bitboard, depth: usize) {
+        let mut extended = false;
+        for (d, nb) in NEIGHBOR.iter().enumerate() {
+            if ctx.dirs & (1 << d) == 0 {
+                continue;
+            }
+            let mid = nb[sq];
+            if mid == NONE {
+                continue;
+            }
+            let mb = 1u32 << mid;
+            if ctx.victims & mb == 0 || captured & mb != 0 {
+                continue;
+            }
+            let land = nb[mid as usize];
+            if land == NONE || ctx.empty & (1u32 << land) == 0 {
+                continue;
+            }
+            extended = true;
+            ctx.path[depth] = land;
+            Self::capture_dfs(ctx, land as usize, captured | mb, depth + 1);
+        }
+        if !extended && depth > 0 {
+            let key = capture_key(
+                depth as u32,
+                ctx.rank,
+                (captured & ctx.enemy_damone).count_ones(),
+                (captured & ctx.enemy_dama).count_ones(),
+            );
+            if key < ctx.best {
+                return;
+            }
+            if key > ctx.best {
+                ctx.best = key;
+                ctx.out.clear();
+            }
+            let m = Move {
+                from: ctx.from,
+                to: sq as u8,
+                njumps: depth as u8,
+                captured,
+                path: ctx.path,
+            };
+            if !ctx.out.contains(&m) {
+                ctx.out.push(m);
+            }
+        }
+    }
+
+    /// Play a move assumed legal (from [`Position::legal_moves`]). Returns
+    /// true when the move was irreversible (a capture or a promotion).
+    pub fn play_unchecked(&mut self, m: &Move) -> bool {
+        let me = self.side;
+        let from = m.from();
+        let to = m.to();
+        let rank = self.piece_at(from).map_or(Rank::Pedina, |p| p.rank);
+        // Move the piece.
+        let fb = from.bb();
+        let tb = to.bb();
+        if fb != tb {
+            // A capture may end on its own start square: then nothing moves.
+            self.by_color[me.index()] ^= fb | tb;
+            self.by_rank[rank.index()] ^= fb | tb;
+            self.hash ^= zkey(me, rank, from.index()) ^ zkey(me, rank, to.index());
+        }
+        // Remove captured pieces.
+        let them = me.opposite();
+        for s in squares(m.captured) {
+            for r in Rank::ALL {
+                if self.by_rank[r.index()] & s.bb() != 0 {
+                    self.by_rank[r.index()] &= !s.bb();
+                    self.hash ^= zkey(them, r, s.index());
+                }
+            }
+        }
+        self.by_color[them.index()] &= !m.captured;
+        // Promotion at the end of the move.
+        let promoted_to = match rank {
+            Rank::Pedina if self.variant.pedina_promotion(me) & tb != 0 => Some(Rank::Dama),
+            Rank::Dama if self.variant.dama_promotion(me) & tb != 0 => Some(Rank::Damone),
+            _ => None,
+        };
+        if let Some(nr) = promoted_to {
+            self.by_rank[rank.index()] &= !tb;
+            self.by_rank[nr.index()] |= tb;
+            self.hash ^= zkey(me, rank, to.index()) ^ zkey(me, nr, to.index());
+        }
+        self.side = them;
+        self.hash ^= ZOBRIST_SIDE;
+        let irreversible = m.captured != 0 || promoted_to.is_some();
+        if irreversible {
+            self.no_progress = 0;
+        } else {
+            self.no_progress = self.no_progress.saturating_add(1);
+        }
+        irreversible
+    }
+
+    /// Play a move if it is legal here.
+    pub fn play(&mut self, m: &Move) -> Result<bool, IllegalMove> {
+        if !self.legal_moves().contains(m) {
+            return Err(IllegalMove {
+                mv: m.to_string(),
+                fen: self.to_fen(),
+            });
+        }
+        Ok(self.play_unchecked(m))
+    }
+
+    /// The position after a move (assumed legal).
+    pub fn after(&self, m: &Move) -> Position {
+        let mut p = *self;
+        p.play_unchecked(m);
+        p
+    }
+
+    /// Map every square and possibly swap colours; used by the symmetries.
+    fn transform(&self, f: impl Fn(Square) -> Square, swap: bool) -> Position {
+        let mut p = Position::empty(self.variant);
+        for s in Square::all() {
+            if let Some(mut pc) = self.piece_at(s) {
+                if swap {
+                    pc.color = pc.color.opposite();
+                }
+                p.put(f(s), pc);
+            }
+        }
+        p.set_side(if swap { self.side.opposite() } else { self.side });
+        p.no_progress = self.no_progress;
+        p
+    }
+
+    /// Reflection in the h1-a8 diagonal (preserves every rule).
+    pub fn reflect(&self) -> Position {
+        self.transform(Square::reflect, false)
+    }
+
+    /// The board turned by 180 degrees with the colours swapped: the same
+    /// game seen from the other side.
+    pub fn rotate_swap(&self) -> Position {
+        self.transform(Square::rotate, true)
+    }
+
+    /// A multi-line diagram (rank 8 at the top), for debugging and the CLI.
+    pub fn diagram(&self) -> String {
+        let mut s = String::new();
+        for r in (0..8).rev() {
+            s.push_str(&format!("{} ", r + 1));
+            for f in 0..8 {
+                let c = match Square::from_coords(f, r) {
+                    None => ' ',
+                    Some(sq) => match self.piece_at(sq) {
+                        None => '.',
+                        Some(Piece {
+                            color: Color::White,
+                            rank: Rank::Pedina,
+                        }) => 'w',
+                        Some(Piece {
+                            color: Color::White,
+                            rank: Rank::Dama,
+                        }) => 'W',
+                        Some(Piece {
+                            color: Color::White,
+                            rank: Rank::Damone,
+                        }) => 'I',
+                        Some(Piece {
+                            color: Color::Black,
+                            rank: Rank::Pedina,
+                        }) => 'b',
+                        Some(Piece {
+                            color: Color::Black,
+                            rank: Rank::Dama,
+                        }) => 'B',
+                        Some(Piece {
+                            color: Color::Black,
+                            rank: Rank::Damone,
+                        }) => 'J',
+                    },
+                };
+                s.push(c);
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str("  a b c d e f g h\n");
+        s
+    }
+}
+
+/// A move that is not legal in the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {mv} in position {fen}")]
+pub struct IllegalMove {
+    pub mv: String,
+    pub fen: String,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_fen())
+    }
+}

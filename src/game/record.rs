@@ -1,0 +1,242 @@
+//! A game in progress: the current position, the repetition history and the
+//! end-of-game rules (no legal move, lost Damones in `damone-hunt`,
+//! threefold repetition, no-progress limit, length cap).
+
+use super::position::{IllegalMove, Move, MoveList, Position};
+use super::types::{Color, Rank};
+use super::variant::Variant;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Draw limits; both are reported with every result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawRules {
+    /// Draw after this many plies with no capture and no promotion.
+    pub no_progress_plies: u32,
+    /// Draw when the game reaches this many plies.
+    pub max_plies: u32,
+}
+
+impl Default for DrawRules {
+    fn default() -> Self {
+        DrawRules {
+            no_progress_plies: 80,
+            max_plies: 400,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EndReason {
+    /// The loser had no legal move (no pieces or all blocked).
+    NoMoves,
+    /// `damone-hunt`: the loser has no Damone left.
+    DamoneLost,
+    /// Threefold repetition.
+    Repetition,
+    /// The no-capture/no-promotion limit was reached.
+    NoProgress,
+    /// The game-length cap was reached.
+    MaxPlies,
+    /// A player resigned (self-play and interactive play).
+    Resignation,
+}
+
+impl EndReason {
+    /// Short snake-case name used in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::NoMoves => "no_moves",
+            EndReason::DamoneLost => "damone_lost",
+            EndReason::Repetition => "repetition",
+            EndReason::NoProgress => "no_progress",
+            EndReason::MaxPlies => "max_plies",
+            EndReason::Resignation => "resignation",
+        }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The winner, or `None` for a draw.
+    pub winner: Option<Color>,
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// PDN result string: `1-0`, `0-1` or `1/2-1/2`.
+    pub fn pdn_result(&self) -> &'static str {
+        match self.winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+    /// Score for a colour: 1, 0.5 or 0.
+    pub fn score_for(&self, c: Color) -> f64 {
+        match self.winner {
+            Some(w) if w == c => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.pdn_result(), self.reason.name())
+    }
+}
+
+/// A game: start position, moves played, current position and the history
+/// of hashes needed for repetition.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    pos: Position,
+    rules: DrawRules,
+    moves: Vec<Move>,
+    /// Hashes of the positions since the last irreversible move, current included.
+    history: Vec<u64>,
+    resigned: Option<Color>,
+}
+
+impl Game {
+    /// A new game from a start position.
+    pub fn new(start: Position, rules: DrawRules) -> Game {
+        Game {
+            start,
+            pos: start,
+            rules,
+            moves: Vec::new(),
+            history: vec![start.hash()],
+            resigned: None,
+        }
+    }
+
+    /// A new game from a variant's standard start.
+    pub fn from_variant(v: Variant, rules: DrawRules) -> Game {
+        Game::new(Position::start(v), rules)
+    }
+
+    /// The current position.
+    #[inline]
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+    /// The start position.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+    /// Moves played so far.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+    /// Plies played so far.
+    #[inline]
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+    /// Draw limits in force.
+    pub fn rules(&self) -> DrawRules {
+        self.rules
+    }
+    /// Number of times the current position has occurred (with the same side to move).
+    pub fn repetitions(&self) -> usize {
+        let h = self.pos.hash();
+        self.history.iter().filter(|&&x| x == h).count()
+    }
+
+    /// Play a move assumed legal.
+    pub fn play_unchecked(&mut self, m: &Move) {
+        if self.pos.play_unchecked(m) {
+            self.history.clear();
+        }
+        self.history.push(self.pos.hash());
+        self.moves.push(*m);
+    }
+
+    /// Play a move if legal.
+    pub fn play(&mut self, m: &Move) -> Result<(), IllegalMove> {
+        let mut p = self.pos;
+        p.play(m)?;
+        self.play_unchecked(m);
+        Ok(())
+    }
+
+    /// Take back the last move (replays from the start). Returns false when
+    /// there is none.
+    pub fn undo(&mut self) -> bool {
+        if self.moves.is_empty() {
+            return false;
+        }
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.pop();
+        let mut g = Game::new(self.start, self.rules);
+        for m in &moves {
+            g.play_unchecked(m);
+        }
+        *self = g;
+        true
+    }
+
+    /// Record a resignation by `c`.
+    pub fn resign(&mut self, c: Color) {
+        self.resigned = Some(c);
+    }
+
+    /// The outcome if the game is over. `moves` must be the legal moves of
+    /// the current position (pass them to avoid generating them twice).
+    pub fn outcome_with(&self, moves: &MoveList) -> Option<Outcome> {
+        let me = self.pos.side_to_move();
+        if let Some(c) = self.resigned {
+            return Some(Outcome {
+                winner: Some(c.opposite()),
+                reason: EndReason::Resignation,
+            });
+        }
+        if self.pos.variant().damone_hunt() {
+            for c in [me, me.opposite()] {
+                if self.pos.pieces(c, Rank::Damone) == 0 {
+                    return Some(Outcome {
+                        winner: Some(c.opposite()),
+                        reason: EndReason::DamoneLost,
+                    });
+                }
+            }
+        }
+        if moves.is_empty() {
+            return Some(Outcome {
+                winner: Some(me.opposite()),
+                reason: EndReason::NoMoves,
+            });
+        }
+        if self.repetitions() >= 3 {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::Repetition,
+            });
+        }
+        if self.pos.no_progress() as u32 >= self.rules.no_progress_plies {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::NoProgress,
+            });
+        }
+        if self.ply() as u32 >= self.rules.max_plies {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::MaxPlies,
+            });
+        }
+        None
+    }
+
+    /// The outcome if the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome_with(&self.pos.legal_moves())
+    }
+}

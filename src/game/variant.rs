@@ -1,0 +1,91 @@
+//! Rule variants: start positions, promotion squares and the "damone-hunt"
+//! ending rule.
+
+use super::types::{Bitboard, Color, Square};
+use std::fmt;
+use std::str::FromStr;
+
+/// The rules variant a position is played under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Variant {
+    /// The standard game (RULES.md).
+    #[default]
+    Standard,
+    /// As standard, but a player who has lost all their Damones loses at once.
+    DamoneHunt,
+    /// Three Damas and three Pedine each; Pedine promote on three squares.
+    ThreeDamas,
+}
+
+/// Names accepted by [`Variant::from_str`], in display order.
+pub const VARIANT_NAMES: [&str; 3] = ["standard", "damone-hunt", "three-damas"];
+
+impl Variant {
+    /// The variant's name as used in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::DamoneHunt => "damone-hunt",
+            Variant::ThreeDamas => "three-damas",
+        }
+    }
+    /// The start position in FEN.
+    pub fn start_fen(self) -> &'static str {
+        match self {
+            Variant::Standard | Variant::DamoneHunt => {
+                "W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8"
+            }
+            Variant::ThreeDamas => "W:WIh1,Df1,Dg2,Dh3,e2,f3,g4:BIa8,Da6,Db7,Dc8,b5,c6,d7",
+        }
+    }
+    /// Squares where a Pedina of `color` becomes a Dama (the opponent's initial
+    /// Dama squares).
+    pub fn pedina_promotion(self, color: Color) -> Bitboard {
+        let names: &[&str] = match (self, color) {
+            (Variant::ThreeDamas, Color::White) => &["a6", "b7", "c8"],
+            (Variant::ThreeDamas, Color::Black) => &["f1", "g2", "h3"],
+            (_, Color::White) => &["a6", "c8"],
+            (_, Color::Black) => &["f1", "h3"],
+        };
+        names.iter().fold(0, |b, n| b | sq(n))
+    }
+    /// Square where a Dama of `color` becomes a Damone (the opponent's
+    /// initial Damone square).
+    pub fn dama_promotion(self, color: Color) -> Bitboard {
+        match color {
+            Color::White => sq("a8"),
+            Color::Black => sq("h1"),
+        }
+    }
+    /// True when losing all Damones loses the game.
+    pub fn damone_hunt(self) -> bool {
+        self == Variant::DamoneHunt
+    }
+}
+
+fn sq(name: &str) -> Bitboard {
+    Square::parse(name).expect("built-in square name").bb()
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Error for an unknown variant name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant '{0}' (expected one of: standard, damone-hunt, three-damas)")]
+pub struct UnknownVariant(pub String);
+
+impl FromStr for Variant {
+    type Err = UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "standard" => Ok(Variant::Standard),
+            "damone-hunt" => Ok(Variant::DamoneHunt),
+            "three-damas" => Ok(Variant::ThreeDamas),
+            _ => Err(UnknownVariant(s.to_string())),
+        }
+    }
+}

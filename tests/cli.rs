@@ -1,0 +1,70 @@
+//! The command-line contracts: output formats and exit status 2 with a
+//! one-line `error: ...` on bad input.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_damone"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    let (code, out, err) = run(&["perft", "--depth", "6"]);
+    assert_eq!(code, 0, "{err}");
+    let want = "perft 1 8\nperft 2 64\nperft 3 569\nperft 4 4703\nperft 5 42778\nperft 6 374398\n";
+    assert_eq!(out, want);
+    assert!(err.contains("nodes/s"), "{err}");
+}
+
+#[test]
+fn moves_prints_move_and_fen() {
+    let (code, out, _) = run(&["moves", "--fen", "W:WDe4:Bf5,d5"]);
+    assert_eq!(code, 0);
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["e4xc6 B:WDc6:Bf5", "e4xg6 B:WDg6:Bd5"]);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_error() {
+    for (args, needle) in [
+        (vec!["perft", "--depth", "3", "--fen", "W:Wz1:Ba8"], "bad square"),
+        (
+            vec!["perft", "--depth", "3", "--fen", "W:Wa1:Ba8"],
+            "light square",
+        ),
+        (
+            vec!["perft", "--depth", "3", "--fen", "W:Wh1,h1:Ba8"],
+            "used twice",
+        ),
+        (
+            vec!["perft", "--depth", "3", "--fen", "W:WQh1:Ba8"],
+            "unknown piece prefix",
+        ),
+        (
+            vec!["perft", "--depth", "3", "--fen", "W:Wh1"],
+            "missing piece field",
+        ),
+        (
+            vec!["perft", "--depth", "3", "--variant", "chess"],
+            "unknown variant",
+        ),
+        (vec!["perft", "--depth", "0"], "depth"),
+        (vec!["moves", "--fen", "X:Wh1:Ba8"], "bad side to move"),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
