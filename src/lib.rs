@@ -12,5 +12,7 @@
 //! | [`mcts`] | PUCT and Gumbel search over any position, the `Evaluator` trait |
 //! | [`arena`] | the `Player` trait, baseline bots, matches, tournaments, ratings |
 
+pub mod arena;
 pub mod game;
+pub mod mcts;
 pub mod util;

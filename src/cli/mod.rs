@@ -1,5 +1,7 @@
 //! Command-line interface: argument definitions and dispatch.
 
+mod arena;
+mod netplayer;
 mod perft;
 
 use anyhow::{Context, Result};
@@ -22,6 +24,10 @@ pub enum Command {
     Moves(perft::MovesArgs),
     /// Measure perft speed (leaf nodes per second) on fixed positions.
     Bench(perft::BenchArgs),
+    /// Play a match between two players (e.g. alphabeta:depth=4 random).
+    Match(arena::MatchArgs),
+    /// Round robin (or gauntlet) among several players, with Elo ratings.
+    Tournament(arena::TournamentArgs),
 }
 
 /// Run a parsed command line.
@@ -30,6 +36,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(a) => perft::perft(a),
         Command::Moves(a) => perft::moves(a),
         Command::Bench(a) => perft::bench(a),
+        Command::Match(a) => arena::run_match(a),
+        Command::Tournament(a) => arena::run_tournament(a),
     }
 }
 
@@ -44,4 +52,20 @@ pub fn parse_position(fen: Option<&str>, variant: Variant) -> Result<Position> {
         None => Ok(Position::start(variant)),
         Some(f) => Position::from_fen(f, variant).with_context(|| format!("invalid FEN '{f}'")),
     }
+}
+
+/// A progress bar on stderr; hidden with `--quiet` or when stderr is not a terminal.
+pub fn progress_bar(len: u64, what: &str, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} [{{elapsed_precise}}] {{bar:40}} {{pos}}/{{len}} (eta {{eta}}) {{msg}}"
+        ))
+        .expect("valid template"),
+    );
+    pb
 }

@@ -102,6 +102,8 @@ pub struct Game {
     /// Hashes of the positions since the last irreversible move, current included.
     history: Vec<u64>,
     resigned: Option<Color>,
+    /// Plies played before `start` (non-zero for a detached copy).
+    ply_offset: usize,
 }
 
 impl Game {
@@ -114,6 +116,21 @@ impl Game {
             moves: Vec::new(),
             history: vec![start.hash()],
             resigned: None,
+            ply_offset: 0,
+        }
+    }
+
+    /// A copy that keeps what the rules need (position, repetition history,
+    /// ply count, limits) but not the move list: cheap to clone in search.
+    pub fn detached(&self) -> Game {
+        Game {
+            start: self.pos,
+            pos: self.pos,
+            rules: self.rules,
+            moves: Vec::new(),
+            history: self.history.clone(),
+            resigned: self.resigned,
+            ply_offset: self.ply(),
         }
     }
 
@@ -138,11 +155,15 @@ impl Game {
     /// Plies played so far.
     #[inline]
     pub fn ply(&self) -> usize {
-        self.moves.len()
+        self.ply_offset + self.moves.len()
     }
     /// Draw limits in force.
     pub fn rules(&self) -> DrawRules {
         self.rules
+    }
+    /// Hashes of the positions since the last capture or promotion, current last.
+    pub fn history(&self) -> &[u64] {
+        &self.history
     }
     /// Number of times the current position has occurred (with the same side to move).
     pub fn repetitions(&self) -> usize {
@@ -176,6 +197,7 @@ impl Game {
         let mut moves = std::mem::take(&mut self.moves);
         moves.pop();
         let mut g = Game::new(self.start, self.rules);
+        g.ply_offset = self.ply_offset;
         for m in &moves {
             g.play_unchecked(m);
         }

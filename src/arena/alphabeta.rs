@@ -1,0 +1,350 @@
+//! The baseline alpha-beta bot: negamax with iterative deepening, a
+//! transposition table on the Zobrist key, move ordering (TT move, history
+//! heuristic), capture extension, and a hand-written evaluation.
+//!
+//! ## Evaluation (centipawn-like units, for the side to move)
+//!
+//! - **Material by rank**: Pedina 100, Dama 250, Damone 600 (in
+//!   `damone-hunt`, where losing the last Damone loses, a Damone is 2000).
+//! - **Advancement**: each Pedina earns 8 per diagonal step made towards the
+//!   enemy Damone corner (its forward distance from its own back corner).
+//! - **Mobility**: 3 per non-capturing step available to the side, minus the
+//!   same for the opponent.
+//! - A side with a capture to play is never scored statically: captures are
+//!   searched to the end (they are compulsory, so this is the quiescence).
+
+use super::Player;
+use crate::game::{Color, Dir, Game, Move, MoveList, Position, Rank};
+use std::time::{Duration, Instant};
+
+/// Score of a won position (minus the distance in plies).
+pub const WIN: i32 = 100_000;
+
+/// Per-move search limits; any combination, the first reached stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct TtEntry {
+    key: u64,
+    best: u16,
+    depth: i16,
+    score: i32,
+    bound: u8,
+}
+
+const EXACT: u8 = 1;
+const LOWER: u8 = 2;
+const UPPER: u8 = 3;
+const TT_BITS: u32 = 18;
+
+/// Alpha-beta searcher.
+pub struct AlphaBeta {
+    name: String,
+    limits: Limits,
+    tt: Vec<TtEntry>,
+    history: Box<[[i32; 32]; 32]>,
+    nodes: u64,
+    start: Instant,
+    stopped: bool,
+    /// Hashes on the current search path plus the game's repetition history.
+    path: Vec<u64>,
+    bufs: Vec<MoveList>,
+    /// Statistics of the last search: depth reached, nodes, score.
+    pub last: (u32, u64, i32),
+}
+
+fn material(pos: &Position, c: Color) -> i32 {
+    let hunt = pos.variant().damone_hunt();
+    let v = [100, 250, if hunt { 2000 } else { 600 }];
+    Rank::ALL
+        .iter()
+        .map(|&r| v[r.index()] * pos.pieces(c, r).count_ones() as i32)
+        .sum()
+}
+
+fn advancement(pos: &Position, c: Color) -> i32 {
+    crate::game::types::squares(pos.pieces(c, Rank::Pedina))
+        .map(|s| match c {
+            Color::White => s.rank() - s.file() + 7,
+            Color::Black => s.file() - s.rank() + 7,
+        })
+        .sum::<i32>()
+        * 4
+}
+
+fn mobility(pos: &Position, c: Color) -> i32 {
+    let empty = !pos.occupied();
+    let mine = pos.color_bb(c);
+    let big = mine & !pos.rank_bb(Rank::Pedina);
+    let ped_dirs = Dir::mask_for(c, Rank::Pedina);
+    Dir::ALL
+        .iter()
+        .map(|&d| {
+            let movers = if ped_dirs & (1 << d as u8) != 0 { mine } else { big };
+            (crate::game::types::shift(movers, d) & empty).count_ones() as i32
+        })
+        .sum()
+}
+
+/// Static evaluation for the side to move (see module docs).
+pub fn evaluate(pos: &Position) -> i32 {
+    let me = pos.side_to_move();
+    let them = me.opposite();
+    (material(pos, me) - material(pos, them))
+        + (advancement(pos, me) - advancement(pos, them))
+        + 3 * (mobility(pos, me) - mobility(pos, them))
+}
+
+/// Win scores are stored relative to the node, not the root.
+fn to_tt(s: i32, ply: usize) -> i32 {
+    if s > WIN - 1000 {
+        s + ply as i32
+    } else if s < -(WIN - 1000) {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn from_tt(s: i32, ply: usize) -> i32 {
+    if s > WIN - 1000 {
+        s - ply as i32
+    } else if s < -(WIN - 1000) {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+fn move_code(m: &Move) -> u16 {
+    (m.from().index() as u16) << 5 | m.to().index() as u16
+}
+
+impl AlphaBeta {
+    pub fn new(name: String, limits: Limits) -> Self {
+        AlphaBeta {
+            name,
+            limits,
+            tt: vec![TtEntry::default(); 1 << TT_BITS],
+            history: Box::new([[0; 32]; 32]),
+            nodes: 0,
+            start: Instant::now(),
+            stopped: false,
+            path: Vec::new(),
+            bufs: Vec::new(),
+            last: (0, 0, 0),
+        }
+    }
+
+    /// Nodes searched by the last call to [`AlphaBeta::search`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if let Some(n) = self.limits.nodes {
+            if self.nodes >= n {
+                self.stopped = true;
+            }
+        }
+        if self.nodes & 1023 == 0 {
+            if let Some(t) = self.limits.movetime {
+                if self.start.elapsed() >= t {
+                    self.stopped = true;
+                }
+            }
+        }
+        self.stopped
+    }
+
+    /// Search the game's position; returns the best move and its score.
+    pub fn search(&mut self, game: &Game) -> (Move, i32) {
+        self.nodes = 0;
+        self.start = Instant::now();
+        self.stopped = false;
+        let root = *game.position();
+        let mut moves = root.legal_moves();
+        assert!(!moves.is_empty(), "search called on a finished game");
+        self.path.clear();
+        self.path.extend_from_slice(game.history());
+        let max_depth =
+            self.limits
+                .depth
+                .unwrap_or(if self.limits.nodes.is_some() || self.limits.movetime.is_some() {
+                    64
+                } else {
+                    4
+                });
+        let mut best = moves[0];
+        let mut best_score = 0;
+        if moves.len() == 1 {
+            self.last = (0, 0, 0);
+            return (best, 0);
+        }
+        for depth in 1..=max_depth {
+            // Order the root moves: previous best first.
+            if let Some(i) = moves.iter().position(|m| *m == best) {
+                moves.swap(0, i);
+            }
+            let mut alpha = -WIN - 1;
+            let beta = WIN + 1;
+            let mut iter_best = moves[0];
+            for m in moves.clone() {
+                let child = root.after(&m);
+                let score = -self.negamax(game, &child, depth as i32 - 1, 1, -beta, -alpha);
+                if self.stopped {
+                    break;
+                }
+                if score > alpha {
+                    alpha = score;
+                    iter_best = m;
+                }
+            }
+            if self.stopped && depth > 1 {
+                break;
+            }
+            best = iter_best;
+            best_score = alpha;
+            self.last = (depth, self.nodes, alpha);
+            if alpha.abs() > WIN - 1000 || self.stopped {
+                break;
+            }
+        }
+        (best, best_score)
+    }
+
+    fn negamax(
+        &mut self,
+        game: &Game,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        if ply >= self.bufs.len() {
+            self.bufs.resize_with(ply + 1, || Vec::with_capacity(32));
+        }
+        let mut moves = std::mem::take(&mut self.bufs[ply]);
+        pos.legal_moves_into(&mut moves);
+        let score = self.negamax_inner(game, pos, &mut moves, depth, ply, &mut alpha, beta);
+        self.bufs[ply] = moves;
+        score
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax_inner(
+        &mut self,
+        game: &Game,
+        pos: &Position,
+        moves: &mut MoveList,
+        depth: i32,
+        ply: usize,
+        alpha: &mut i32,
+        beta: i32,
+    ) -> i32 {
+        if moves.is_empty() || pos.hunt_over() {
+            return -(WIN - ply as i32);
+        }
+        let rules = game.rules();
+        if pos.no_progress() as u32 >= rules.no_progress_plies || (game.ply() + ply) as u32 >= rules.max_plies
+        {
+            return 0;
+        }
+        // A repetition inside the search (or of the game's history) scores as a draw.
+        if self.path.contains(&pos.hash()) {
+            return 0;
+        }
+        let capture = moves[0].is_capture();
+        if depth <= 0 && (!capture || depth < -8) {
+            return evaluate(pos);
+        }
+        let key = pos.hash();
+        let slot = (key >> (64 - TT_BITS)) as usize;
+        let e = self.tt[slot];
+        let mut tt_move = 0;
+        if e.key == key && e.bound != 0 {
+            tt_move = e.best;
+            if e.depth as i32 >= depth {
+                let s = from_tt(e.score, ply);
+                if e.bound == EXACT || (e.bound == LOWER && s >= beta) || (e.bound == UPPER && s <= *alpha) {
+                    return s;
+                }
+            }
+        }
+        if moves.len() > 1 {
+            let hist = &self.history;
+            moves.sort_by_cached_key(|m| {
+                if move_code(m) == tt_move {
+                    i32::MIN
+                } else {
+                    -(m.captured().count_ones() as i32 * 1_000_000) - hist[m.from().index()][m.to().index()]
+                }
+            });
+        }
+        let alpha0 = *alpha;
+        let mut best = -WIN - 1;
+        let mut best_code = 0;
+        self.path.push(pos.hash());
+        // A forced move does not use up depth.
+        let next_depth = if moves.len() == 1 { depth } else { depth - 1 };
+        for m in moves.iter() {
+            let child = pos.after(m);
+            let s = -self.negamax(game, &child, next_depth, ply + 1, -beta, -*alpha);
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+            if s > best {
+                best = s;
+                best_code = move_code(m);
+            }
+            if s > *alpha {
+                *alpha = s;
+            }
+            if *alpha >= beta {
+                if !m.is_capture() {
+                    self.history[m.from().index()][m.to().index()] += depth * depth;
+                }
+                break;
+            }
+        }
+        self.path.pop();
+        let bound = if best <= alpha0 {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.tt[slot] = TtEntry {
+            key,
+            best: best_code,
+            depth: depth as i16,
+            score: to_tt(best, ply),
+            bound,
+        };
+        best
+    }
+}
+
+impl Player for AlphaBeta {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, game: &Game) -> Move {
+        self.search(game).0
+    }
+}

@@ -1,0 +1,231 @@
+//! Player spec strings: `random`, `alphabeta:depth=4`,
+//! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`, `mcts:sims=800`,
+//! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by the CLI,
+//! which knows the network).
+
+use super::{AlphaBeta, Limits, MctsPlayer, Player, RandomPlayer};
+use crate::mcts::{SearchAlgorithm, SearchParams};
+use crate::util::rng_stream;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A parsed player spec: a kind, an optional path (for `net`) and options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerSpec {
+    pub kind: String,
+    pub path: Option<String>,
+    pub options: BTreeMap<String, String>,
+    /// The spec as written (used as the player's name).
+    pub text: String,
+}
+
+/// Why a player spec was rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    #[error("empty player spec")]
+    Empty,
+    #[error("unknown player kind '{0}' in '{1}' (expected random, alphabeta, mcts or net)")]
+    UnknownKind(String, String),
+    #[error("bad option '{0}' in '{1}' (expected key=value)")]
+    BadOption(String, String),
+    #[error("unknown option '{0}' for {1} (expected one of: {2})")]
+    UnknownOption(String, String, String),
+    #[error("bad value '{1}' for option '{0}' in '{2}': {3}")]
+    BadValue(String, String, String, String),
+    #[error("'{0}' needs {1}")]
+    Missing(String, String),
+}
+
+/// Makes a fresh player for one game from a seed.
+pub type PlayerFactory = Arc<dyn Fn(u64) -> Box<dyn Player> + Send + Sync>;
+
+impl PlayerSpec {
+    /// Parse `kind[:opt=val,...]`, or `net:PATH[,opt=val,...]`.
+    pub fn parse(text: &str) -> Result<PlayerSpec, SpecError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        let (kind, rest) = match text.split_once(':') {
+            Some((k, r)) => (k.trim(), r),
+            None => (text, ""),
+        };
+        if !["random", "alphabeta", "mcts", "net"].contains(&kind) {
+            return Err(SpecError::UnknownKind(kind.to_string(), text.to_string()));
+        }
+        let mut path = None;
+        let mut options = BTreeMap::new();
+        for (i, part) in rest.split(',').map(str::trim).enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            match part.split_once('=') {
+                Some((k, v)) if !k.trim().is_empty() => {
+                    options.insert(k.trim().to_string(), v.trim().to_string());
+                }
+                _ if kind == "net" && i == 0 => path = Some(part.to_string()),
+                _ => return Err(SpecError::BadOption(part.to_string(), text.to_string())),
+            }
+        }
+        if kind == "net" && path.is_none() {
+            return Err(SpecError::Missing(
+                text.to_string(),
+                "a checkpoint or player file: net:PATH,sims=N".into(),
+            ));
+        }
+        Ok(PlayerSpec {
+            kind: kind.to_string(),
+            path,
+            options,
+            text: text.to_string(),
+        })
+    }
+
+    /// Check that only `allowed` options are present.
+    pub fn check_options(&self, allowed: &[&str]) -> Result<(), SpecError> {
+        for k in self.options.keys() {
+            if !allowed.contains(&k.as_str()) {
+                return Err(SpecError::UnknownOption(
+                    k.clone(),
+                    self.kind.clone(),
+                    allowed.join(", "),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// An option parsed as `T`, if present.
+    pub fn get<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, SpecError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        match self.options.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .parse::<T>()
+                .map(Some)
+                .map_err(|e| SpecError::BadValue(key.into(), v.clone(), self.text.clone(), e.to_string())),
+        }
+    }
+
+    /// A positive integer option.
+    pub fn get_positive(&self, key: &str) -> Result<Option<u64>, SpecError> {
+        match self.get::<u64>(key)? {
+            Some(0) => Err(SpecError::BadValue(
+                key.into(),
+                "0".into(),
+                self.text.clone(),
+                "must be at least 1".into(),
+            )),
+            v => Ok(v),
+        }
+    }
+
+    /// Search parameters from the options shared by `mcts` and `net`:
+    /// `sims`, `algo` (puct or gumbel), `cpuct`.
+    pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
+        let mut p = base;
+        if let Some(s) = self.get_positive("sims")? {
+            p.simulations = s.min(u32::MAX as u64) as u32;
+        }
+        if let Some(a) = self.options.get("algo") {
+            p.algorithm = match a.as_str() {
+                "puct" => SearchAlgorithm::Puct,
+                "gumbel" => SearchAlgorithm::Gumbel,
+                _ => {
+                    return Err(SpecError::BadValue(
+                        "algo".into(),
+                        a.clone(),
+                        self.text.clone(),
+                        "expected puct or gumbel".into(),
+                    ))
+                }
+            };
+        }
+        if let Some(c) = self.get::<f32>("cpuct")? {
+            p.c_puct = c;
+        }
+        p.validate()
+            .map_err(|e| SpecError::BadValue("search".into(), String::new(), self.text.clone(), e))?;
+        Ok(p)
+    }
+}
+
+/// A factory for the built-in kinds (`random`, `alphabeta`, `mcts`);
+/// `net` specs are built by the CLI.
+pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
+    let name = spec.text.clone();
+    match spec.kind.as_str() {
+        "random" => {
+            spec.check_options(&[])?;
+            Ok(Arc::new(move |seed| {
+                Box::new(RandomPlayer::new(rng_stream(seed, "random-player", 0)))
+            }))
+        }
+        "alphabeta" => {
+            spec.check_options(&["depth", "nodes", "movetime"])?;
+            let limits = Limits {
+                depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
+                nodes: spec.get_positive("nodes")?,
+                movetime: spec.get_positive("movetime")?.map(Duration::from_millis),
+            };
+            let limits = if limits == Limits::default() {
+                Limits {
+                    depth: Some(4),
+                    ..limits
+                }
+            } else {
+                limits
+            };
+            Ok(Arc::new(move |_| Box::new(AlphaBeta::new(name.clone(), limits))))
+        }
+        "mcts" => {
+            spec.check_options(&["sims", "algo", "cpuct", "rollouts"])?;
+            let base = SearchParams {
+                simulations: 800,
+                ..SearchParams::default()
+            };
+            let params = spec.search_params(base)?;
+            let rollouts = spec.get_positive("rollouts")?.unwrap_or(1) as u32;
+            Ok(Arc::new(move |seed| {
+                Box::new(MctsPlayer::new(
+                    name.clone(),
+                    params.clone(),
+                    rollouts,
+                    rng_stream(seed, "mcts-player", 0),
+                ))
+            }))
+        }
+        other => Err(SpecError::UnknownKind(other.to_string(), spec.text.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let s = PlayerSpec::parse("alphabeta:depth=4").unwrap();
+        assert_eq!(s.options["depth"], "4");
+        let s = PlayerSpec::parse("net:runs/a/iter_0003,sims=200").unwrap();
+        assert_eq!(s.path.as_deref(), Some("runs/a/iter_0003"));
+        assert!(matches!(
+            PlayerSpec::parse("chess"),
+            Err(SpecError::UnknownKind(..))
+        ));
+        assert!(matches!(PlayerSpec::parse("net:"), Err(SpecError::Missing(..))));
+        assert!(matches!(
+            PlayerSpec::parse("alphabeta:depth"),
+            Err(SpecError::BadOption(..))
+        ));
+        let bad = |t: &str| builtin_factory(&PlayerSpec::parse(t).unwrap()).err().unwrap();
+        assert!(matches!(bad("alphabeta:depth=x"), SpecError::BadValue(..)));
+        assert!(matches!(bad("alphabeta:depth=0"), SpecError::BadValue(..)));
+        assert!(matches!(bad("alphabeta:speed=3"), SpecError::UnknownOption(..)));
+        assert!(matches!(bad("mcts:algo=best"), SpecError::BadValue(..)));
+        assert!(matches!(bad("random:x=1"), SpecError::UnknownOption(..)));
+    }
+}

@@ -1,0 +1,287 @@
+//! Matches and tournaments: scheduling games (colours alternate; each
+//! seeded random opening is played with both colours), running them in
+//! parallel, game records, standings and Elo ratings.
+
+use super::spec::PlayerFactory;
+use crate::game::{to_pdn, DrawRules, Game, Outcome, PdnHeaders, Position, Variant};
+use crate::util::elo::{mle_ratings, score_interval};
+use crate::util::rng_stream;
+use rand::Rng as _;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// How games are set up.
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// Games per pairing (two per opening: one with each colour).
+    pub games_per_pair: u32,
+    /// Master seed: openings and players' random streams come from it.
+    pub seed: u64,
+    /// Random plies played from the start to diversify openings.
+    pub opening_plies: u32,
+    /// Start position (its variant gives the rules).
+    pub start: Position,
+    /// Draw limits.
+    pub rules: DrawRules,
+    /// Event name for the PDN headers.
+    pub event: String,
+}
+
+impl MatchSettings {
+    pub fn new(variant: Variant) -> Self {
+        MatchSettings {
+            games_per_pair: 2,
+            seed: 1,
+            opening_plies: 4,
+            start: Position::start(variant),
+            rules: DrawRules::default(),
+            event: "damone match".into(),
+        }
+    }
+}
+
+/// One game to play: who plays which colour, which opening, which seed.
+#[derive(Clone, Debug)]
+pub struct GameTask {
+    pub index: usize,
+    pub white: usize,
+    pub black: usize,
+    pub opening: usize,
+    pub seed: u64,
+}
+
+/// Schedule the games of the given pairings: for pairing (a, b), game k
+/// uses opening k / 2, with `a` as White in even games.
+pub fn schedule(pairs: &[(usize, usize)], s: &MatchSettings) -> Vec<GameTask> {
+    let mut tasks = Vec::new();
+    for (pi, &(a, b)) in pairs.iter().enumerate() {
+        for k in 0..s.games_per_pair as usize {
+            let (white, black) = if k % 2 == 0 { (a, b) } else { (b, a) };
+            let index = tasks.len();
+            tasks.push(GameTask {
+                index,
+                white,
+                black,
+                opening: k / 2,
+                seed: s.seed ^ ((pi as u64) << 32 | k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            });
+        }
+    }
+    tasks
+}
+
+/// The opening position of game `opening`: a few seeded random plies from
+/// the start (re-drawn if the game would end during them).
+pub fn opening_game(s: &MatchSettings, opening: usize) -> Game {
+    for attempt in 0..100u64 {
+        let mut rng = rng_stream(s.seed, "opening", (opening as u64) << 8 | attempt);
+        let mut g = Game::new(s.start, s.rules);
+        let mut ok = true;
+        for _ in 0..s.opening_plies {
+            let moves = g.position().legal_moves();
+            if g.outcome_with(&moves).is_some() {
+                ok = false;
+                break;
+            }
+            let m = moves[rng.random_range(0..moves.len())];
+            g.play_unchecked(&m);
+        }
+        if ok && g.outcome().is_none() {
+            return g;
+        }
+    }
+    Game::new(s.start, s.rules)
+}
+
+/// The record of one finished game.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameRecord {
+    pub game: usize,
+    pub white: String,
+    pub black: String,
+    pub result: String,
+    pub white_score: f64,
+    pub plies: usize,
+    pub reason: String,
+    pub seed: u64,
+    pub opening: String,
+    #[serde(skip)]
+    pub white_idx: usize,
+    #[serde(skip)]
+    pub black_idx: usize,
+    #[serde(skip)]
+    pub pdn: String,
+    #[serde(skip)]
+    pub outcome: Option<Outcome>,
+}
+
+/// Play one game between two players from the game's current position.
+pub fn play_out(
+    white: &mut dyn super::Player,
+    black: &mut dyn super::Player,
+    mut game: Game,
+) -> (Game, Outcome) {
+    loop {
+        let moves = game.position().legal_moves();
+        if let Some(o) = game.outcome_with(&moves) {
+            return (game, o);
+        }
+        let mover: &mut dyn super::Player = match game.position().side_to_move() {
+            crate::game::Color::White => &mut *white,
+            crate::game::Color::Black => &mut *black,
+        };
+        let mut m = mover.choose(&game);
+        if !moves.contains(&m) {
+            // A player bug must not corrupt the game: fall back to a legal move.
+            m = moves[0];
+        }
+        game.play_unchecked(&m);
+        white.observe(&m);
+        black.observe(&m);
+    }
+}
+
+/// Run the tasks in parallel on all cores; records come back in task order.
+pub fn run_games(
+    tasks: &[GameTask],
+    names: &[String],
+    factories: &[PlayerFactory],
+    s: &MatchSettings,
+    progress: &indicatif::ProgressBar,
+) -> Vec<GameRecord> {
+    tasks
+        .par_iter()
+        .map(|t| {
+            let start = opening_game(s, t.opening);
+            let opening: Vec<String> = start.moves().iter().map(|m| m.to_string()).collect();
+            let mut w = factories[t.white](t.seed);
+            let mut b = factories[t.black](t.seed ^ 0x5555_5555_5555_5555);
+            let (game, outcome) = play_out(w.as_mut(), b.as_mut(), start);
+            let headers = PdnHeaders {
+                event: s.event.clone(),
+                round: (t.index + 1).to_string(),
+                white: names[t.white].clone(),
+                black: names[t.black].clone(),
+                extra: vec![("Seed".into(), t.seed.to_string())],
+                ..Default::default()
+            };
+            let pdn = to_pdn(&game, Some(&outcome), &headers);
+            progress.inc(1);
+            GameRecord {
+                game: t.index + 1,
+                white: names[t.white].clone(),
+                black: names[t.black].clone(),
+                result: outcome.pdn_result().to_string(),
+                white_score: outcome.score_for(crate::game::Color::White),
+                plies: game.ply(),
+                reason: outcome.reason.name().to_string(),
+                seed: t.seed,
+                opening: opening.join(" "),
+                white_idx: t.white,
+                black_idx: t.black,
+                pdn,
+                outcome: Some(outcome),
+            }
+        })
+        .collect()
+}
+
+/// One player's line in the standings.
+#[derive(Clone, Debug, Serialize)]
+pub struct StandingRow {
+    pub player: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub points: f64,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_95: f64,
+}
+
+/// Standings and ratings of a set of games.
+#[derive(Clone, Debug)]
+pub struct Standings {
+    pub rows: Vec<StandingRow>,
+    pub anchor: String,
+}
+
+impl Standings {
+    /// Tally records; ratings by maximum likelihood anchored at `anchor`.
+    pub fn compute(names: &[String], records: &[GameRecord], anchor: usize) -> Standings {
+        let n = names.len();
+        let mut score = vec![vec![0.0; n]; n];
+        let mut games = vec![vec![0.0; n]; n];
+        let mut wdl = vec![(0u32, 0u32, 0u32); n];
+        for r in records {
+            let (w, b) = (r.white_idx, r.black_idx);
+            score[w][b] += r.white_score;
+            score[b][w] += 1.0 - r.white_score;
+            games[w][b] += 1.0;
+            games[b][w] += 1.0;
+            for (p, s) in [(w, r.white_score), (b, 1.0 - r.white_score)] {
+                if s == 1.0 {
+                    wdl[p].0 += 1;
+                } else if s == 0.5 {
+                    wdl[p].1 += 1;
+                } else {
+                    wdl[p].2 += 1;
+                }
+            }
+        }
+        let (elo, ci) = mle_ratings(&score, &games, anchor);
+        let mut rows: Vec<StandingRow> = (0..n)
+            .map(|i| {
+                let (w, d, l) = wdl[i];
+                let g = w + d + l;
+                let (s, _) = score_interval(w, d, l);
+                StandingRow {
+                    player: names[i].clone(),
+                    games: g,
+                    wins: w,
+                    draws: d,
+                    losses: l,
+                    points: w as f64 + 0.5 * d as f64,
+                    score: s,
+                    elo: elo[i],
+                    elo_95: ci[i],
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+        Standings {
+            rows,
+            anchor: names[anchor].clone(),
+        }
+    }
+
+    /// A plain-text table.
+    pub fn table(&self) -> String {
+        let w = self.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+        let mut s = format!(
+            "{:>3}  {:<w$}  {:>5}  {:>5} {:>5} {:>5}  {:>6}  {:>6}  {:>14}\n",
+            "#", "player", "games", "W", "D", "L", "points", "score", "Elo (95%)"
+        );
+        for (i, r) in self.rows.iter().enumerate() {
+            let elo = if r.player == self.anchor {
+                "0 (anchor)".to_string()
+            } else {
+                format!("{:.0} ± {:.0}", r.elo, r.elo_95)
+            };
+            s.push_str(&format!(
+                "{:>3}  {:<w$}  {:>5}  {:>5} {:>5} {:>5}  {:>6.1}  {:>5.1}%  {:>14}\n",
+                i + 1,
+                r.player,
+                r.games,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.points,
+                100.0 * r.score,
+                elo
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,211 @@
+//! `damone match` and `damone tournament`.
+
+use super::{parse_position, parse_variant, progress_bar};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damone::arena::tournament::{schedule, GameRecord};
+use damone::arena::{builtin_factory, run_games, MatchSettings, PlayerFactory, PlayerSpec, Standings};
+use damone::game::DrawRules;
+use damone::util::atomic_write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Options shared by `match` and `tournament`.
+#[derive(Args, Debug, Clone)]
+pub struct ArenaOpts {
+    /// Games per pairing (colours alternate; each opening is played with both colours).
+    #[arg(long, default_value_t = 20)]
+    pub games: u32,
+    /// Master seed for openings and players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random plies from the start position to diversify openings.
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Rules variant: standard, damone-hunt or three-damas.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// Custom start position (FEN), played under the variant's rules.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Draw after this many plies without capture or promotion.
+    #[arg(long, default_value_t = 80)]
+    pub no_progress_plies: u32,
+    /// Draw when a game reaches this many plies.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    /// Folder for games.csv, games.pdn and standings.csv.
+    #[arg(long, default_value = "out/arena")]
+    pub out: PathBuf,
+    /// Rating anchor (a player spec as written); default: `random` if playing, else the first player.
+    #[arg(long)]
+    pub anchor: Option<String>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// First player spec (e.g. alphabeta:depth=4).
+    pub a: String,
+    /// Second player spec (e.g. random).
+    pub b: String,
+    #[command(flatten)]
+    pub opts: ArenaOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// Player specs, comma separated: random,alphabeta:depth=2,mcts:sims=100,algo=gumbel
+    /// (an item `key=value` belongs to the spec before it).
+    #[arg(long)]
+    pub players: String,
+    /// Play the first player against each of the others only.
+    #[arg(long)]
+    pub gauntlet: bool,
+    #[command(flatten)]
+    pub opts: ArenaOpts,
+}
+
+/// Split a `--players` list, re-attaching `key=value` items to their spec.
+pub fn split_players(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tok in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let is_option = tok.contains('=') && !tok.contains(':');
+        match out.last_mut() {
+            Some(last) if is_option => {
+                if !last.contains(':') {
+                    last.push(':');
+                } else {
+                    last.push(',');
+                }
+                last.push_str(tok);
+            }
+            _ => out.push(tok.to_string()),
+        }
+    }
+    out
+}
+
+/// Build a factory for any player spec, the network kind included.
+pub fn factory(text: &str) -> Result<PlayerFactory> {
+    let spec = PlayerSpec::parse(text)?;
+    if spec.kind == "net" {
+        return super::netplayer::net_factory(&spec);
+    }
+    Ok(builtin_factory(&spec)?)
+}
+
+fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
+    if o.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if o.max_plies == 0 || o.no_progress_plies == 0 {
+        bail!("--max-plies and --no-progress-plies must be at least 1");
+    }
+    let v = parse_variant(&o.variant)?;
+    let mut s = MatchSettings::new(v);
+    s.start = parse_position(o.fen.as_deref(), v)?;
+    s.games_per_pair = o.games;
+    s.seed = o.seed;
+    s.opening_plies = o.opening_plies;
+    s.rules = DrawRules {
+        no_progress_plies: o.no_progress_plies,
+        max_plies: o.max_plies,
+    };
+    s.event = event.to_string();
+    Ok(s)
+}
+
+/// Write games.csv, games.pdn and standings.csv atomically.
+pub fn write_outputs(dir: &Path, records: &[GameRecord], standings: &Standings) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in records {
+        w.serialize(r)?;
+    }
+    atomic_write(&dir.join("games.csv"), &w.into_inner()?)?;
+    let pdn: String = records.iter().map(|r| r.pdn.as_str()).collect();
+    atomic_write(&dir.join("games.pdn"), pdn.as_bytes())?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &standings.rows {
+        w.serialize(r)?;
+    }
+    atomic_write(&dir.join("standings.csv"), &w.into_inner()?)?;
+    Ok(())
+}
+
+/// Play all pairings among `names`, print standings, write outputs.
+pub fn run(names: Vec<String>, pairs: Vec<(usize, usize)>, o: &ArenaOpts, event: &str) -> Result<Standings> {
+    let s = settings(o, event)?;
+    let factories = names.iter().map(|n| factory(n)).collect::<Result<Vec<_>>>()?;
+    let anchor = match &o.anchor {
+        Some(a) => names
+            .iter()
+            .position(|n| n == a)
+            .with_context(|| format!("--anchor '{a}' is not one of the players"))?,
+        None => names.iter().position(|n| n == "random").unwrap_or(0),
+    };
+    let tasks = schedule(&pairs, &s);
+    let pb = progress_bar(tasks.len() as u64, "games", o.quiet);
+    let t = Instant::now();
+    let records = run_games(&tasks, &names, &factories, &s, &pb);
+    pb.finish_and_clear();
+    let standings = Standings::compute(&names, &records, anchor);
+    print!("{}", standings.table());
+    write_outputs(&o.out, &records, &standings)?;
+    eprintln!(
+        "{} games in {:.1} s; wrote {}/games.csv, games.pdn, standings.csv",
+        records.len(),
+        t.elapsed().as_secs_f64(),
+        o.out.display()
+    );
+    Ok(standings)
+}
+
+pub fn run_match(a: MatchArgs) -> Result<()> {
+    let names = vec![a.a.clone(), a.b.clone()];
+    run(names, vec![(0, 1)], &a.opts, "damone match")?;
+    Ok(())
+}
+
+pub fn run_tournament(a: TournamentArgs) -> Result<()> {
+    let names = split_players(&a.players);
+    if names.len() < 2 {
+        bail!("--players needs at least two player specs, got {}", names.len());
+    }
+    let mut seen = std::collections::HashSet::new();
+    for n in &names {
+        if !seen.insert(n) {
+            bail!("player '{n}' is listed twice");
+        }
+    }
+    let pairs: Vec<(usize, usize)> = if a.gauntlet {
+        (1..names.len()).map(|j| (0, j)).collect()
+    } else {
+        (0..names.len())
+            .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
+            .collect()
+    };
+    run(names, pairs, &a.opts, "damone tournament")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_players;
+
+    #[test]
+    fn players_list_keeps_options_with_their_spec() {
+        assert_eq!(
+            split_players("random,alphabeta:depth=2,mcts:sims=100,algo=gumbel,net:a/b,sims=5"),
+            [
+                "random",
+                "alphabeta:depth=2",
+                "mcts:sims=100,algo=gumbel",
+                "net:a/b,sims=5"
+            ]
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! All search coefficients in one serialisable struct.
+
+use serde::{Deserialize, Serialize};
+
+/// Which root search to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchAlgorithm {
+    /// AlphaZero PUCT at every node; the move is drawn from visit counts.
+    Puct,
+    /// Gumbel-top-k sampling with sequential halving at the root and the
+    /// completed-Q policy target (Danihelka et al., 2022).
+    Gumbel,
+}
+
+/// Search parameters. Every coefficient the search uses lives here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchParams {
+    /// Root search algorithm.
+    pub algorithm: SearchAlgorithm,
+    /// Simulations (leaf evaluations or terminal visits) per move.
+    pub simulations: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child's value is the parent's value
+    /// minus this times the square root of the prior mass already visited.
+    pub fpu_reduction: f32,
+    /// Same, at the root (usually smaller, or 0 when noise is on).
+    pub fpu_reduction_root: f32,
+    /// Total Dirichlet concentration; each move gets `alpha_total / n_moves`.
+    pub dirichlet_alpha_total: f32,
+    /// Weight of Dirichlet noise in the root priors (0 turns noise off).
+    pub dirichlet_epsilon: f32,
+    /// Temperature for choosing a move from visit counts in the opening (PUCT).
+    pub temperature: f32,
+    /// Temperature after `temperature_plies` plies (0 = most visited).
+    pub temperature_final: f32,
+    /// Plies played at `temperature` before switching to `temperature_final`.
+    pub temperature_plies: u32,
+    /// Leaves one tree may have in flight at once (virtual loss spreads them).
+    pub leaves_per_tree: u32,
+    /// Keep the subtree of the played move for the next search.
+    pub reuse_tree: bool,
+    /// Gumbel: actions sampled at the root before sequential halving.
+    pub gumbel_considered: u32,
+    /// Gumbel: sigma(q) = (c_visit + max visits) * c_scale * q.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: see `gumbel_c_visit`.
+    pub gumbel_c_scale: f32,
+    /// Gumbel: add Gumbel noise to the root logits (off = deterministic top-k).
+    pub gumbel_noise: bool,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            algorithm: SearchAlgorithm::Puct,
+            simulations: 200,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            fpu_reduction_root: 0.0,
+            dirichlet_alpha_total: 5.0,
+            dirichlet_epsilon: 0.0,
+            temperature: 1.0,
+            temperature_final: 0.0,
+            temperature_plies: 0,
+            leaves_per_tree: 1,
+            reuse_tree: true,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            gumbel_noise: true,
+        }
+    }
+}
+
+impl SearchParams {
+    /// Check every value; the error names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |v: f32, name: &str| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be a finite number >= 0, got {v}"))
+            }
+        };
+        if self.simulations == 0 {
+            return Err("simulations must be at least 1".into());
+        }
+        pos(self.c_puct, "c_puct")?;
+        pos(self.fpu_reduction, "fpu_reduction")?;
+        pos(self.fpu_reduction_root, "fpu_reduction_root")?;
+        pos(self.dirichlet_alpha_total, "dirichlet_alpha_total")?;
+        if !(0.0..=1.0).contains(&self.dirichlet_epsilon) {
+            return Err(format!(
+                "dirichlet_epsilon must be in [0, 1], got {}",
+                self.dirichlet_epsilon
+            ));
+        }
+        pos(self.temperature, "temperature")?;
+        pos(self.temperature_final, "temperature_final")?;
+        if self.leaves_per_tree == 0 {
+            return Err("leaves_per_tree must be at least 1".into());
+        }
+        if self.gumbel_considered == 0 {
+            return Err("gumbel_considered must be at least 1".into());
+        }
+        pos(self.gumbel_c_visit, "gumbel_c_visit")?;
+        pos(self.gumbel_c_scale, "gumbel_c_scale")?;
+        Ok(())
+    }
+}
