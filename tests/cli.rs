@@ -68,3 +68,49 @@ fn bad_input_exits_2_with_a_clear_error() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn match_with_the_same_seed_writes_the_same_csv() {
+    let dir = std::env::temp_dir().join(format!("damone-cli-{}", std::process::id()));
+    let mut csvs = Vec::new();
+    for run_no in 0..2 {
+        let out = dir.join(format!("run{run_no}"));
+        let (code, stdout, err) = run(&[
+            "match",
+            "mcts:sims=50",
+            "alphabeta:depth=2",
+            "--games",
+            "6",
+            "--seed",
+            "9",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("Elo"), "{stdout}");
+        csvs.push(std::fs::read_to_string(out.join("games.csv")).unwrap());
+        let pdn = std::fs::read_to_string(out.join("games.pdn")).unwrap();
+        assert_eq!(pdn.matches("[Event ").count(), 6);
+    }
+    assert_eq!(csvs[0], csvs[1]);
+    assert_eq!(csvs[0].lines().count(), 7);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_player_specs_exit_2() {
+    for (spec, needle) in [
+        ("chess", "unknown player kind"),
+        ("alphabeta:depth=x", "bad value"),
+        ("alphabeta:depth=0", "at least 1"),
+        ("alphabeta:speed=3", "unknown option"),
+        ("mcts:sims", "bad option"),
+        ("net:", "needs"),
+    ] {
+        let (code, _, err) = run(&["match", spec, "random", "--games", "2", "--quiet", "--out", "/nonexistent/x"]);
+        assert_eq!(code, 2, "{spec}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{spec}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{spec}: {err}");
+    }
+}

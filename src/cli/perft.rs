@@ -34,6 +34,9 @@ pub struct MovesArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
+    /// What to measure: perft, search (alpha-beta nodes/s, MCTS simulations/s) or all.
+    #[arg(long, default_value = "perft")]
+    suite: String,
     /// Perft depth for the start position.
     #[arg(long, default_value_t = 9)]
     depth: u32,
@@ -91,6 +94,49 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     if a.depth == 0 {
         bail!("--depth must be at least 1");
     }
+    match a.suite.as_str() {
+        "perft" => bench_perft(&a),
+        "search" => bench_search(),
+        "all" => bench_perft(&a).and_then(|_| bench_search()),
+        other => bail!("unknown --suite '{other}' (expected perft, search or all)"),
+    }
+}
+
+/// Alpha-beta nodes/s and MCTS simulations/s (zero-value evaluator).
+fn bench_search() -> Result<()> {
+    use damone::arena::{AlphaBeta, Limits};
+    use damone::game::{DrawRules, Game, Variant};
+    use damone::mcts::{search, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
+    let mut total = (0u64, 0.0f64);
+    for (fen, _) in BENCH_FENS {
+        let g = Game::new(Position::from_fen(fen, Variant::Standard)?, DrawRules::default());
+        let mut ab = AlphaBeta::new("bench".into(), Limits { depth: Some(9), ..Default::default() });
+        let t = Instant::now();
+        ab.search(&g);
+        let secs = t.elapsed().as_secs_f64();
+        println!("alphabeta depth 9 {fen}: nodes {} seconds {secs:.3} nodes/s {:.0}", ab.nodes(), ab.nodes() as f64 / secs);
+        total.0 += ab.nodes();
+        total.1 += secs;
+    }
+    println!("alphabeta total nodes/s {:.0}", total.0 as f64 / total.1);
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        let sims = 200_000;
+        let params = SearchParams { algorithm: algo, simulations: sims, ..Default::default() };
+        let mut tree = Tree::new(&g, params, damone::util::rng_stream(1, "bench", 0));
+        let t = Instant::now();
+        search(&mut tree, &mut UniformEvaluator, sims);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "mcts {algo:?} zero-value evaluator: {sims} simulations in {secs:.3} s = {:.0} simulations/s ({} nodes)",
+            sims as f64 / secs,
+            tree.node_count()
+        );
+    }
+    Ok(())
+}
+
+fn bench_perft(a: &BenchArgs) -> Result<()> {
     let mut total_nodes = 0u64;
     let mut total_secs = 0.0;
     for (fen, delta) in BENCH_FENS {
