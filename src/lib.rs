@@ -13,6 +13,10 @@
 //! | [`arena`] | the `Player` trait, baseline bots, matches, tournaments, ratings |
 
 pub mod arena;
+pub mod data;
 pub mod game;
 pub mod mcts;
+pub mod net;
+pub mod selfplay;
+pub mod train;
 pub mod util;

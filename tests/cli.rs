@@ -108,9 +108,21 @@ fn bad_player_specs_exit_2() {
         ("mcts:sims", "bad option"),
         ("net:", "needs"),
     ] {
-        let (code, _, err) = run(&["match", spec, "random", "--games", "2", "--quiet", "--out", "/nonexistent/x"]);
+        let (code, _, err) = run(&[
+            "match",
+            spec,
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            "/nonexistent/x",
+        ]);
         assert_eq!(code, 2, "{spec}: {err}");
-        assert!(err.starts_with("error: ") && err.contains(needle), "{spec}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(needle),
+            "{spec}: {err}"
+        );
         assert_eq!(err.trim_end().lines().count(), 1, "{spec}: {err}");
     }
 }

@@ -9,7 +9,10 @@ use damone::mcts::*;
 use damone::util::rng_stream;
 
 fn game(fen: &str) -> Game {
-    Game::new(Position::from_fen(fen, Variant::Standard).unwrap(), DrawRules::default())
+    Game::new(
+        Position::from_fen(fen, Variant::Standard).unwrap(),
+        DrawRules::default(),
+    )
 }
 
 /// White wins at once with c6-b7 (the Black Pedina on a8 is then blocked).
@@ -18,14 +21,22 @@ const WIN_IN_ONE: &str = "W:WDc6:Ba8";
 #[test]
 fn puct_and_gumbel_find_the_winning_move() {
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
-        let params = SearchParams { algorithm: algo, simulations: 64, ..Default::default() };
+        let params = SearchParams {
+            algorithm: algo,
+            simulations: 64,
+            ..Default::default()
+        };
         let g = game(WIN_IN_ONE);
         let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
         let r = search(&mut t, &mut UniformEvaluator, 64).unwrap();
         assert_eq!(r.best.to_string(), "c6-b7", "{algo:?}");
         let i = r.moves.iter().position(|m| m.to_string() == "c6-b7").unwrap();
         assert_eq!(r.q[i], Some(1.0), "{algo:?}: exact terminal value");
-        assert!(r.wdl[0] > r.wdl[2] + 0.3, "{algo:?}: root value for the side to move {:?}", r.wdl);
+        assert!(
+            r.wdl[0] > r.wdl[2] + 0.3,
+            "{algo:?}: root value for the side to move {:?}",
+            r.wdl
+        );
         let best_policy = r.policy.iter().cloned().fold(0.0, f32::max);
         assert_eq!(r.policy[i], best_policy, "{algo:?}");
     }
@@ -35,7 +46,11 @@ fn puct_and_gumbel_find_the_winning_move() {
 fn search_is_deterministic_for_a_seed() {
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
     let run = |seed| {
-        let params = SearchParams { simulations: 300, dirichlet_epsilon: 0.25, ..Default::default() };
+        let params = SearchParams {
+            simulations: 300,
+            dirichlet_epsilon: 0.25,
+            ..Default::default()
+        };
         let mut t = Tree::new(&g, params, rng_stream(seed, "t", 0));
         let mut ev = RolloutEvaluator::new(rng_stream(seed, "ev", 0));
         let r = search(&mut t, &mut ev, 300).unwrap();
@@ -56,8 +71,14 @@ fn batched_search_runs_many_trees_with_virtual_loss() {
     }
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
-        let params = SearchParams { algorithm: algo, leaves_per_tree: 4, ..Default::default() };
-        let mut trees: Vec<Tree> = (0..8).map(|i| Tree::new(&g, params.clone(), rng_stream(1, "t", i))).collect();
+        let params = SearchParams {
+            algorithm: algo,
+            leaves_per_tree: 4,
+            ..Default::default()
+        };
+        let mut trees: Vec<Tree> = (0..8)
+            .map(|i| Tree::new(&g, params.clone(), rng_stream(1, "t", i)))
+            .collect();
         for t in &mut trees {
             t.start(100);
         }
@@ -86,7 +107,13 @@ fn tree_reuse_keeps_the_subtree() {
 
 #[test]
 fn alphabeta_finds_the_winning_move() {
-    let mut ab = AlphaBeta::new("ab".into(), Limits { depth: Some(3), ..Default::default() });
+    let mut ab = AlphaBeta::new(
+        "ab".into(),
+        Limits {
+            depth: Some(3),
+            ..Default::default()
+        },
+    );
     let (m, score) = ab.search(&game(WIN_IN_ONE));
     assert_eq!(m.to_string(), "c6-b7");
     assert!(score > 90_000);
@@ -94,7 +121,10 @@ fn alphabeta_finds_the_winning_move() {
 
 fn play(a: &str, b: &str, games: u32, seed: u64) -> (Vec<GameRecord>, Standings) {
     let names = vec![a.to_string(), b.to_string()];
-    let f: Vec<_> = names.iter().map(|n| builtin_factory(&PlayerSpec::parse(n).unwrap()).unwrap()).collect();
+    let f: Vec<_> = names
+        .iter()
+        .map(|n| builtin_factory(&PlayerSpec::parse(n).unwrap()).unwrap())
+        .collect();
     let mut s = MatchSettings::new(Variant::Standard);
     s.games_per_pair = games;
     s.seed = seed;

@@ -1,8 +1,10 @@
 //! Command-line interface: argument definitions and dispatch.
 
 mod arena;
+mod config;
 mod netplayer;
 mod perft;
+mod train;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -28,6 +30,8 @@ pub enum Command {
     Match(arena::MatchArgs),
     /// Round robin (or gauntlet) among several players, with Elo ratings.
     Tournament(arena::TournamentArgs),
+    /// Train a network by self-play (default: the embedded default config).
+    Train(train::TrainArgs),
 }
 
 /// Run a parsed command line.
@@ -38,6 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(a) => perft::bench(a),
         Command::Match(a) => arena::run_match(a),
         Command::Tournament(a) => arena::run_tournament(a),
+        Command::Train(a) => train::run_train(a),
     }
 }
 

@@ -43,6 +43,15 @@ pub struct BenchArgs {
     /// Repetitions; the best run is reported.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Batch size for `--suite net`.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Model config for `--suite net` (default: the embedded default config).
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// Threads for `--suite net` (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 pub fn perft(a: PerftArgs) -> Result<()> {
@@ -97,9 +106,68 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     match a.suite.as_str() {
         "perft" => bench_perft(&a),
         "search" => bench_search(),
-        "all" => bench_perft(&a).and_then(|_| bench_search()),
-        other => bail!("unknown --suite '{other}' (expected perft, search or all)"),
+        "net" => bench_net(&a),
+        "all" => bench_perft(&a)
+            .and_then(|_| bench_search())
+            .and_then(|_| bench_net(&a)),
+        other => bail!("unknown --suite '{other}' (expected perft, search, net or all)"),
     }
+}
+
+/// Network evaluations per second of the default model at `--batch`.
+fn bench_net(a: &BenchArgs) -> Result<()> {
+    use burn::tensor::Device;
+    use damone::game::{DrawRules, Game, Variant};
+    use damone::mcts::{EvalRequest, Evaluator};
+    use damone::net::NetEvaluator;
+    let cfg = super::config::RunConfig::load(a.config.as_deref(), &[])?;
+    if let Some(t) = a.threads {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
+    }
+    let device = Device::flex();
+    device.seed(1);
+    let net = cfg.model.init(&device);
+    let mut ev = NetEvaluator::new(&net, device);
+    // A spread of real positions: random playouts from the start.
+    let mut games = Vec::new();
+    let mut rng = damone::util::rng_stream(1, "bench-net", 0);
+    while games.len() < a.batch {
+        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        for _ in 0..(games.len() % 40) {
+            let ms = g.position().legal_moves();
+            if g.outcome_with(&ms).is_some() {
+                break;
+            }
+            use rand::Rng as _;
+            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+        }
+        if g.outcome().is_none() {
+            games.push(g);
+        }
+    }
+    let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let reqs: Vec<EvalRequest<'_>> = games
+        .iter()
+        .zip(&moves)
+        .map(|(g, m)| EvalRequest { game: g, moves: m })
+        .collect();
+    ev.evaluate(&reqs); // warm-up
+    let reps = a.repeat.max(1) * 3;
+    let t = Instant::now();
+    for _ in 0..reps {
+        ev.evaluate(&reqs);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "net {}x{} batch {}: {:.0} evaluations/s ({:.2} ms per batch, threads {})",
+        cfg.model.blocks,
+        cfg.model.channels,
+        a.batch,
+        (reps as usize * a.batch) as f64 / secs,
+        1000.0 * secs / reps as f64,
+        rayon::current_num_threads()
+    );
+    Ok(())
 }
 
 /// Alpha-beta nodes/s and MCTS simulations/s (zero-value evaluator).
@@ -110,11 +178,21 @@ fn bench_search() -> Result<()> {
     let mut total = (0u64, 0.0f64);
     for (fen, _) in BENCH_FENS {
         let g = Game::new(Position::from_fen(fen, Variant::Standard)?, DrawRules::default());
-        let mut ab = AlphaBeta::new("bench".into(), Limits { depth: Some(9), ..Default::default() });
+        let mut ab = AlphaBeta::new(
+            "bench".into(),
+            Limits {
+                depth: Some(9),
+                ..Default::default()
+            },
+        );
         let t = Instant::now();
         ab.search(&g);
         let secs = t.elapsed().as_secs_f64();
-        println!("alphabeta depth 9 {fen}: nodes {} seconds {secs:.3} nodes/s {:.0}", ab.nodes(), ab.nodes() as f64 / secs);
+        println!(
+            "alphabeta depth 9 {fen}: nodes {} seconds {secs:.3} nodes/s {:.0}",
+            ab.nodes(),
+            ab.nodes() as f64 / secs
+        );
         total.0 += ab.nodes();
         total.1 += secs;
     }
@@ -122,7 +200,11 @@ fn bench_search() -> Result<()> {
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
         let sims = 200_000;
-        let params = SearchParams { algorithm: algo, simulations: sims, ..Default::default() };
+        let params = SearchParams {
+            algorithm: algo,
+            simulations: sims,
+            ..Default::default()
+        };
         let mut tree = Tree::new(&g, params, damone::util::rng_stream(1, "bench", 0));
         let t = Instant::now();
         search(&mut tree, &mut UniformEvaluator, sims);

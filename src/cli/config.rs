@@ -1,0 +1,243 @@
+//! Run configuration: TOML read with serde, unknown keys rejected, every
+//! value validated with a message naming the key; `--set key=value`
+//! overrides; the default config is embedded in the binary.
+
+use anyhow::{bail, Context, Result};
+use damone::game::{DrawRules, Variant};
+use damone::mcts::SearchParams;
+use damone::net::ModelConfig;
+use damone::selfplay::SelfPlayConfig;
+use damone::train::TrainParams;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// `configs/default.toml`, embedded so that `damone train` needs no file.
+pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
+
+/// Evaluation against the alpha-beta baseline during training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Evaluate every this many iterations (0 = never).
+    pub interval: u32,
+    /// Games against each baseline depth (colours alternate).
+    pub games: u32,
+    /// Alpha-beta depths to play against.
+    pub depths: Vec<u32>,
+    /// Simulations per move for the network player.
+    pub sims: u32,
+    /// Random plies at the start of each evaluation game.
+    pub opening_plies: u32,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            interval: 5,
+            games: 20,
+            depths: vec![2, 4, 6],
+            sims: 64,
+            opening_plies: 2,
+        }
+    }
+}
+
+/// Everything a training run needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// Run name: outputs go to `<checkpoint_dir>/<run>/`.
+    pub run: String,
+    /// Master seed: every random stream derives from it.
+    pub seed: u64,
+    /// Worker threads (network and evaluation games). 1 = fully reproducible.
+    pub threads: usize,
+    /// Stop after this many iterations (0 = no limit).
+    pub iterations: u32,
+    /// Stop after this much wall time in minutes (0 = no limit).
+    pub time_limit_minutes: f64,
+    /// Rules variant.
+    pub variant: String,
+    /// Folder holding runs.
+    pub checkpoint_dir: String,
+    /// Checkpoints kept besides the best one.
+    pub keep_last: usize,
+    pub rules: DrawRules,
+    pub model: ModelConfig,
+    pub search: SearchParams,
+    pub selfplay: SelfPlayConfig,
+    pub train: TrainParams,
+    pub eval: EvalConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            run: "default".into(),
+            seed: 1,
+            threads: 2,
+            iterations: 0,
+            time_limit_minutes: 60.0,
+            variant: "standard".into(),
+            checkpoint_dir: "checkpoints".into(),
+            keep_last: 3,
+            rules: DrawRules::default(),
+            model: ModelConfig::default(),
+            search: SearchParams::default(),
+            selfplay: SelfPlayConfig::default(),
+            train: TrainParams::default(),
+            eval: EvalConfig::default(),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Parse TOML text (with `--set` overrides applied first) and validate.
+    pub fn from_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
+        let mut value: toml::Table =
+            toml::from_str(text).with_context(|| format!("cannot parse {origin}"))?;
+        for s in sets {
+            apply_set(&mut value, s)?;
+        }
+        let cfg: RunConfig = value.try_into().map_err(|e: toml::de::Error| {
+            anyhow::anyhow!(
+                "invalid config {origin}: {}",
+                e.to_string().trim().replace('\n', " ")
+            )
+        })?;
+        cfg.validate()
+            .map_err(|e| anyhow::anyhow!("invalid config {origin}: {e}"))?;
+        Ok(cfg)
+    }
+
+    /// Read a config file (or the embedded default when `path` is None).
+    pub fn load(path: Option<&Path>, sets: &[String]) -> Result<RunConfig> {
+        match path {
+            None => RunConfig::from_toml(DEFAULT_CONFIG, sets, "(embedded default config)"),
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read config {}", p.display()))?;
+                RunConfig::from_toml(&text, sets, &p.display().to_string())
+            }
+        }
+    }
+
+    /// Check every value; the error names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.run.is_empty() || self.run.contains(['/', '\\']) || self.run.starts_with('.') {
+            return Err(format!("run must be a plain folder name, got \"{}\"", self.run));
+        }
+        if !(1..=256).contains(&self.threads) {
+            return Err(format!("threads must be in 1..=256, got {}", self.threads));
+        }
+        if !(self.time_limit_minutes >= 0.0 && self.time_limit_minutes.is_finite()) {
+            return Err(format!(
+                "time_limit_minutes must be >= 0, got {}",
+                self.time_limit_minutes
+            ));
+        }
+        if self.iterations == 0 && self.time_limit_minutes == 0.0 {
+            return Err("set iterations or time_limit_minutes (both are 0: the run would never stop)".into());
+        }
+        self.variant
+            .parse::<Variant>()
+            .map_err(|e| format!("variant: {e}"))?;
+        if self.keep_last == 0 {
+            return Err("keep_last must be at least 1".into());
+        }
+        if self.rules.no_progress_plies == 0 || self.rules.max_plies == 0 {
+            return Err("rules.no_progress_plies and rules.max_plies must be at least 1".into());
+        }
+        self.model.validate()?;
+        self.search.validate().map_err(|e| format!("search.{e}"))?;
+        self.selfplay.validate()?;
+        self.train.validate()?;
+        if self.eval.interval > 0 {
+            if self.eval.games == 0 || self.eval.games % 2 == 1 {
+                return Err(format!(
+                    "eval.games must be even and at least 2, got {}",
+                    self.eval.games
+                ));
+            }
+            if self.eval.depths.is_empty() || self.eval.depths.iter().any(|&d| d == 0 || d > 12) {
+                return Err(format!(
+                    "eval.depths must list depths in 1..=12, got {:?}",
+                    self.eval.depths
+                ));
+            }
+            if self.eval.sims == 0 {
+                return Err("eval.sims must be at least 1".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The config as TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("config serialises")
+    }
+}
+
+/// Apply `a.b.c=value` to a TOML table. The value is read as TOML (number,
+/// boolean, array, quoted string) or, failing that, as a bare string.
+fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
+    let Some((key, raw)) = set.split_once('=') else {
+        bail!("--set '{set}' must look like key=value (e.g. train.lr=0.001)");
+    };
+    let key = key.trim();
+    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
+        Ok(mut t) => t.remove("v").expect("parsed key"),
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("--set '{set}': bad key '{key}'");
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .with_context(|| format!("--set '{set}': '{p}' is not a section"))?;
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_is_valid_and_sets_apply() {
+        let c = RunConfig::load(None, &["train.lr=0.01".into(), "run=abc".into()]).unwrap();
+        assert_eq!(c.train.lr, 0.01);
+        assert_eq!(c.run, "abc");
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = RunConfig::from_toml("[train]\nlr = -1.0\n", &[], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("train.lr"), "{e}");
+        let e = RunConfig::from_toml("[train]\nlearning = 1\n", &[], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("learning"), "{e}");
+        let e = RunConfig::from_toml("", &["model.blocks=0".into()], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("model.blocks"), "{e}");
+        let e = RunConfig::from_toml("", &["nonsense".into()], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("key=value"), "{e}");
+        let e = RunConfig::from_toml("threads = \"two\"", &[], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("threads"), "{e}");
+    }
+}

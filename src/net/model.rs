@@ -1,0 +1,140 @@
+//! The policy/value network: a residual convolutional tower over the 8x8
+//! board with a policy head over `POLICY_SIZE` moves and a win/draw/loss
+//! value head.
+
+use super::encode::{PLANES, POLICY_SIZE};
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::relu;
+use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+
+/// Shape of the network.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Residual blocks in the tower.
+    pub blocks: usize,
+    /// Channels of every tower convolution.
+    pub channels: usize,
+    /// Hidden units of the value head.
+    pub value_hidden: usize,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            blocks: 4,
+            channels: 48,
+            value_hidden: 64,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// Check every value; the error names the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=40).contains(&self.blocks) {
+            return Err(format!("model.blocks must be in 1..=40, got {}", self.blocks));
+        }
+        if !(4..=512).contains(&self.channels) {
+            return Err(format!(
+                "model.channels must be in 4..=512, got {}",
+                self.channels
+            ));
+        }
+        if !(1..=1024).contains(&self.value_hidden) {
+            return Err(format!(
+                "model.value_hidden must be in 1..=1024, got {}",
+                self.value_hidden
+            ));
+        }
+        Ok(())
+    }
+
+    /// A freshly initialised network on `device`.
+    pub fn init(&self, device: &Device) -> Net {
+        let conv = |i, o, k| {
+            Conv2dConfig::new([i, o], [k, k])
+                .with_padding(if k == 3 {
+                    PaddingConfig2d::Same
+                } else {
+                    PaddingConfig2d::Valid
+                })
+                .with_bias(false)
+                .init(device)
+        };
+        let c = self.channels;
+        Net {
+            stem: conv(PLANES, c, 3),
+            stem_bn: BatchNormConfig::new(c).init(device),
+            blocks: (0..self.blocks)
+                .map(|_| ResBlock {
+                    conv1: conv(c, c, 3),
+                    bn1: BatchNormConfig::new(c).init(device),
+                    conv2: conv(c, c, 3),
+                    bn2: BatchNormConfig::new(c).init(device),
+                })
+                .collect(),
+            policy_conv: conv(c, 2, 1),
+            policy_bn: BatchNormConfig::new(2).init(device),
+            policy_fc: LinearConfig::new(2 * 64, POLICY_SIZE).init(device),
+            value_conv: conv(c, 1, 1),
+            value_bn: BatchNormConfig::new(1).init(device),
+            value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
+            value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+        }
+    }
+}
+
+/// One residual block: conv-BN-ReLU-conv-BN, skip, ReLU.
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    conv1: Conv2d,
+    bn1: BatchNorm,
+    conv2: Conv2d,
+    bn2: BatchNorm,
+}
+
+impl ResBlock {
+    /// `[B, C, 8, 8]` -> `[B, C, 8, 8]`.
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
+        let y = self.bn2.forward(self.conv2.forward(y));
+        relu(y + x)
+    }
+}
+
+/// The policy/value network.
+#[derive(Module, Debug)]
+pub struct Net {
+    stem: Conv2d,
+    stem_bn: BatchNorm,
+    blocks: Vec<ResBlock>,
+    policy_conv: Conv2d,
+    policy_bn: BatchNorm,
+    policy_fc: Linear,
+    value_conv: Conv2d,
+    value_bn: BatchNorm,
+    value_fc1: Linear,
+    value_fc2: Linear,
+}
+
+impl Net {
+    /// `x`: `[B, PLANES, 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
+    /// value logits `[B, 3]` for win/draw/loss of the side to move).
+    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let mut h = relu(self.stem_bn.forward(self.stem.forward(x)));
+        for b in &self.blocks {
+            h = b.forward(h);
+        }
+        let [batch, _, _, _] = h.dims();
+        let p = relu(self.policy_bn.forward(self.policy_conv.forward(h.clone())));
+        let p = self.policy_fc.forward(p.reshape([batch, 2 * 64]));
+        let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
+        let v = relu(self.value_fc1.forward(v.reshape([batch, 64])));
+        let v = self.value_fc2.forward(v);
+        (p, v)
+    }
+}

@@ -1,0 +1,343 @@
+//! Training: losses, optimiser (AdamW or SGD with momentum), learning-rate
+//! warm-up and schedule, gradient clipping, and saving/loading of the model
+//! and optimiser state.
+//!
+//! Loss = policy cross-entropy (targets over legal moves, illegal logits
+//! masked) + value cross-entropy (WDL target = outcome mixed with the search
+//! value by `value_q_weight`). Every batch is augmented with the h1-a8
+//! reflection (each sample reflected with probability 1/2).
+
+use crate::data::Sample;
+use crate::net::{planes_tensor, policy_indices, reflect_index, ModelConfig, Net, Observation, POLICY_SIZE};
+use crate::util::Rng;
+use burn::grad_clipping::GradientClippingConfig;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+
+/// Optimiser and schedule settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainParams {
+    /// `adamw` or `sgd` (with momentum).
+    pub optimizer: String,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Weight decay (decoupled for AdamW, L2 for SGD).
+    pub weight_decay: f32,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// Linear warm-up steps.
+    pub warmup_steps: u64,
+    /// `constant` or `cosine` (decays to `min_lr_factor * lr` at `schedule_steps`).
+    pub schedule: String,
+    /// Steps over which the cosine schedule decays.
+    pub schedule_steps: u64,
+    /// Floor of the schedule as a fraction of `lr`.
+    pub min_lr_factor: f64,
+    /// Clip the gradient norm to this (0 = no clipping).
+    pub grad_clip: f32,
+    /// Samples per training step.
+    pub batch_size: usize,
+    /// Times each new sample is used on average: steps per iteration =
+    /// new samples * sample_reuse / batch_size.
+    pub sample_reuse: f32,
+    /// Replay window size in samples.
+    pub window: usize,
+    /// No training until the window holds this many samples.
+    pub min_samples: usize,
+    /// Weight of the search value in the value target (0 = outcome only).
+    pub value_q_weight: f32,
+}
+
+impl Default for TrainParams {
+    fn default() -> Self {
+        TrainParams {
+            optimizer: "adamw".into(),
+            lr: 2e-3,
+            weight_decay: 1e-4,
+            momentum: 0.9,
+            warmup_steps: 50,
+            schedule: "constant".into(),
+            schedule_steps: 10_000,
+            min_lr_factor: 0.1,
+            grad_clip: 1.0,
+            batch_size: 256,
+            sample_reuse: 4.0,
+            window: 60_000,
+            min_samples: 1_000,
+            value_q_weight: 0.25,
+        }
+    }
+}
+
+impl TrainParams {
+    /// Check every value; the error names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let k = "train.";
+        if !["adamw", "sgd"].contains(&self.optimizer.as_str()) {
+            return Err(format!(
+                "{k}optimizer must be \"adamw\" or \"sgd\", got \"{}\"",
+                self.optimizer
+            ));
+        }
+        if !["constant", "cosine"].contains(&self.schedule.as_str()) {
+            return Err(format!(
+                "{k}schedule must be \"constant\" or \"cosine\", got \"{}\"",
+                self.schedule
+            ));
+        }
+        if !(self.lr > 0.0 && self.lr < 10.0) {
+            return Err(format!("{k}lr must be in (0, 10), got {}", self.lr));
+        }
+        if !(0.0..1.0).contains(&self.weight_decay) {
+            return Err(format!(
+                "{k}weight_decay must be in [0, 1), got {}",
+                self.weight_decay
+            ));
+        }
+        if !(0.0..1.0).contains(&self.momentum) {
+            return Err(format!("{k}momentum must be in [0, 1), got {}", self.momentum));
+        }
+        if !(0.0..=1.0).contains(&self.min_lr_factor) {
+            return Err(format!(
+                "{k}min_lr_factor must be in [0, 1], got {}",
+                self.min_lr_factor
+            ));
+        }
+        if self.grad_clip < 0.0 || !self.grad_clip.is_finite() {
+            return Err(format!("{k}grad_clip must be >= 0, got {}", self.grad_clip));
+        }
+        if self.batch_size == 0 || self.batch_size > 65_536 {
+            return Err(format!(
+                "{k}batch_size must be in 1..=65536, got {}",
+                self.batch_size
+            ));
+        }
+        if !(self.sample_reuse > 0.0 && self.sample_reuse <= 1000.0) {
+            return Err(format!(
+                "{k}sample_reuse must be in (0, 1000], got {}",
+                self.sample_reuse
+            ));
+        }
+        if self.window == 0 {
+            return Err(format!("{k}window must be at least 1"));
+        }
+        if self.min_samples > self.window {
+            return Err(format!(
+                "{k}min_samples ({}) must not exceed {k}window ({})",
+                self.min_samples, self.window
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.value_q_weight) {
+            return Err(format!(
+                "{k}value_q_weight must be in [0, 1], got {}",
+                self.value_q_weight
+            ));
+        }
+        if self.schedule_steps == 0 {
+            return Err(format!("{k}schedule_steps must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// Learning rate at a step (warm-up, then the schedule).
+    pub fn lr_at(&self, step: u64) -> f64 {
+        let warm = if self.warmup_steps > 0 && step < self.warmup_steps {
+            (step + 1) as f64 / self.warmup_steps as f64
+        } else {
+            1.0
+        };
+        let sched = match self.schedule.as_str() {
+            "cosine" => {
+                let t = (step.min(self.schedule_steps) as f64) / self.schedule_steps as f64;
+                self.min_lr_factor
+                    + (1.0 - self.min_lr_factor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+            _ => 1.0,
+        };
+        self.lr * warm * sched
+    }
+
+    fn optimizer(&self) -> ModuleOptimizer {
+        let clip = (self.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(self.grad_clip));
+        match self.optimizer.as_str() {
+            "sgd" => SgdConfig::new()
+                .with_weight_decay(
+                    (self.weight_decay > 0.0).then(|| WeightDecayConfig::new(self.weight_decay)),
+                )
+                .with_momentum(Some(
+                    MomentumConfig::new()
+                        .with_momentum(self.momentum)
+                        .with_dampening(0.0),
+                ))
+                .with_gradient_clipping(clip)
+                .init(),
+            _ => AdamWConfig::new()
+                .with_weight_decay(self.weight_decay)
+                .with_grad_clipping(clip)
+                .init(),
+        }
+    }
+}
+
+/// Mean losses of some training steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Losses {
+    pub policy: f64,
+    pub value: f64,
+    pub steps: u64,
+}
+
+/// Owns the network being trained and its optimiser.
+pub struct Trainer {
+    net: Option<Net>,
+    optim: ModuleOptimizer,
+    /// Training steps taken so far.
+    pub step: u64,
+    pub params: TrainParams,
+    pub model: ModelConfig,
+    device: Device,
+}
+
+/// Inputs and targets of one batch.
+struct Batch {
+    obs: Vec<Observation>,
+    policy: Vec<f32>,
+    mask: Vec<f32>,
+    value: Vec<f32>,
+}
+
+fn make_batch(samples: &[&Sample], q_weight: f32, rng: &mut Rng) -> Batch {
+    let n = samples.len();
+    let mut b = Batch {
+        obs: Vec::with_capacity(n),
+        policy: vec![0.0; n * POLICY_SIZE],
+        mask: vec![-1.0e9; n * POLICY_SIZE],
+        value: Vec::with_capacity(n * 3),
+    };
+    for (i, s) in samples.iter().enumerate() {
+        let moves = s.pos.legal_moves();
+        let mut idx = policy_indices(&s.pos, &moves);
+        let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress);
+        if rng.random::<bool>() {
+            obs = obs.reflect();
+            for x in &mut idx {
+                *x = reflect_index(*x);
+            }
+        }
+        b.obs.push(obs);
+        for (k, &j) in idx.iter().enumerate() {
+            let at = i * POLICY_SIZE + j as usize;
+            b.policy[at] += s.policy.get(k).copied().unwrap_or(0.0);
+            b.mask[at] = 0.0;
+        }
+        for c in 0..3 {
+            b.value.push((1.0 - q_weight) * s.z[c] + q_weight * s.q[c]);
+        }
+    }
+    b
+}
+
+impl Trainer {
+    /// A new trainer with freshly initialised weights (seeded by the device seed).
+    pub fn new(model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
+        let net = model.init(&device);
+        let optim = params.optimizer();
+        Trainer {
+            net: Some(net),
+            optim,
+            step: 0,
+            params,
+            model,
+            device,
+        }
+    }
+
+    /// The network (in training mode).
+    pub fn net(&self) -> &Net {
+        self.net.as_ref().expect("network present")
+    }
+
+    /// One step on a batch; returns (policy loss, value loss).
+    pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> (f64, f64) {
+        let n = samples.len();
+        let b = make_batch(samples, self.params.value_q_weight, rng);
+        let d = &self.device;
+        let x = planes_tensor(&b.obs, d);
+        let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, POLICY_SIZE]), d);
+        let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, POLICY_SIZE]), d);
+        let vt = Tensor::<2>::from_data(TensorData::new(b.value, [n, 3]), d);
+        let net = self.net.take().expect("network present");
+        let (p, v) = net.forward(x);
+        let lp = log_softmax(p + mask, 1);
+        let policy_loss = (target * lp).sum_dim(1).mean().neg();
+        let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg();
+        let loss = policy_loss.clone() + value_loss.clone();
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        let lr = self.params.lr_at(self.step);
+        self.net = Some(self.optim.step(lr, net, grads));
+        self.step += 1;
+        let scalar = |t: Tensor<1>| {
+            t.into_data()
+                .try_into_vec::<f32>()
+                .map(|v| v[0] as f64)
+                .unwrap_or(f64::NAN)
+        };
+        (scalar(policy_loss), scalar(value_loss))
+    }
+
+    /// Several steps on uniform batches from `window`; mean losses.
+    pub fn train(
+        &mut self,
+        window: &crate::data::ReplayWindow,
+        steps: u64,
+        rng: &mut Rng,
+        mut tick: impl FnMut(),
+    ) -> Losses {
+        let mut l = Losses::default();
+        for _ in 0..steps {
+            let batch = window.batch(self.params.batch_size, rng);
+            let (p, v) = self.train_step(&batch, rng);
+            l.policy += p;
+            l.value += v;
+            l.steps += 1;
+            tick();
+        }
+        if l.steps > 0 {
+            l.policy /= l.steps as f64;
+            l.value /= l.steps as f64;
+        }
+        l
+    }
+
+    /// Model weights as burnpack bytes.
+    pub fn weights_bytes(&self) -> Result<Vec<u8>, String> {
+        crate::net::weights_to_bytes(self.net())
+    }
+
+    /// Optimiser state as bytes.
+    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, String> {
+        self.optim
+            .into_bytes()
+            .map(|b| b.to_vec())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Restore weights and optimiser state.
+    pub fn restore(&mut self, weights: Vec<u8>, optim: Vec<u8>, step: u64) -> Result<(), String> {
+        let net = crate::net::net_from_bytes(&self.model, weights, &self.device, "model weights")
+            .map_err(|e| e.to_string())?;
+        let fresh = self.params.optimizer();
+        self.optim = fresh
+            .from_bytes(Bytes::from_bytes_vec(optim))
+            .map_err(|e| format!("optimizer state: {e}"))?;
+        self.net = Some(net);
+        self.step = step;
+        Ok(())
+    }
+}
