@@ -358,7 +358,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
     let start = Position::start(variant);
     let device = Device::flex();
     device.seed(cfg.seed);
-    let mut trainer = Trainer::new(cfg.model.clone(), cfg.train.clone(), device.clone().autodiff());
+    let mut trainer = Trainer::new(cfg.model.clone(), cfg.train.clone(), device.clone());
     let mut window = ReplayWindow::new(cfg.train.window);
     if let Some((dir, step)) = &resume_state {
         let read = |name: &str| {

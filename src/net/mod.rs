@@ -29,6 +29,7 @@ pub enum WeightsError {
 
 /// The weights of a network as burnpack bytes.
 pub fn weights_to_bytes(net: &Net) -> Result<Vec<u8>, String> {
+    net.sync_running_stats();
     let bytes = net
         .clone()
         .into_record()
@@ -83,6 +84,7 @@ pub struct NetEvaluator {
 impl NetEvaluator {
     /// Wrap a network; it is switched to inference mode.
     pub fn new(net: &Net, device: Device) -> Self {
+        net.sync_running_stats();
         NetEvaluator {
             net: net.valid(),
             device,

@@ -3,7 +3,7 @@
 //! value head.
 
 use super::encode::{PLANES, POLICY_SIZE};
-use burn::module::Module;
+use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
@@ -53,8 +53,14 @@ impl ModelConfig {
         Ok(())
     }
 
-    /// A freshly initialised network on `device`.
+    /// A freshly initialised network on `device`. Weights come from the
+    /// device's seeded generator and parameter ids are numbered in module
+    /// order, so a seeded run writes the same bytes every time.
     pub fn init(&self, device: &Device) -> Net {
+        self.init_random(device).map(&mut NumberedIds(0))
+    }
+
+    fn init_random(&self, device: &Device) -> Net {
         let conv = |i, o, k| {
             Conv2dConfig::new([i, o], [k, k])
                 .with_padding(if k == 3 {
@@ -66,22 +72,27 @@ impl ModelConfig {
                 .init(device)
         };
         let c = self.channels;
+        // Running statistics keep their own ids: number them too.
+        let mut next = 1_000_000u64;
+        let mut bn = |n| {
+            let mut b = BatchNormConfig::new(n).init(device);
+            for st in [&mut b.running_mean, &mut b.running_var] {
+                next += 1;
+                *st = RunningState::with_id(ParamId::from(next), st.value());
+            }
+            b
+        };
         Net {
             stem: conv(PLANES, c, 3),
-            stem_bn: BatchNormConfig::new(c).init(device),
+            stem_bn: bn(c),
             blocks: (0..self.blocks)
-                .map(|_| ResBlock {
-                    conv1: conv(c, c, 3),
-                    bn1: BatchNormConfig::new(c).init(device),
-                    conv2: conv(c, c, 3),
-                    bn2: BatchNormConfig::new(c).init(device),
-                })
+                .map(|_| ResBlock { conv1: conv(c, c, 3), bn1: bn(c), conv2: conv(c, c, 3), bn2: bn(c) })
                 .collect(),
             policy_conv: conv(c, 2, 1),
-            policy_bn: BatchNormConfig::new(2).init(device),
+            policy_bn: bn(2),
             policy_fc: LinearConfig::new(2 * 64, POLICY_SIZE).init(device),
             value_conv: conv(c, 1, 1),
-            value_bn: BatchNormConfig::new(1).init(device),
+            value_bn: bn(1),
             value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
         }
@@ -122,6 +133,21 @@ pub struct Net {
 }
 
 impl Net {
+    /// Fold pending batch-norm running-statistics updates into the stored
+    /// values (burn applies the last update lazily); call before saving or
+    /// switching to inference.
+    pub fn sync_running_stats(&self) {
+        let mut bns: Vec<&BatchNorm> = vec![&self.stem_bn, &self.policy_bn, &self.value_bn];
+        for b in &self.blocks {
+            bns.push(&b.bn1);
+            bns.push(&b.bn2);
+        }
+        for bn in bns {
+            bn.running_mean.value_sync();
+            bn.running_var.value_sync();
+        }
+    }
+
     /// `x`: `[B, PLANES, 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
     /// value logits `[B, 3]` for win/draw/loss of the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
@@ -136,5 +162,17 @@ impl Net {
         let v = relu(self.value_fc1.forward(v.reshape([batch, 64])));
         let v = self.value_fc2.forward(v);
         (p, v)
+    }
+}
+
+/// Materialises lazily initialised parameters in module order and gives
+/// them ids 1, 2, 3... (burn draws random ids otherwise).
+struct NumberedIds(u64);
+
+impl ModuleMapper for NumberedIds {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let (_, value, mapper) = param.consume();
+        self.0 += 1;
+        Param::from_mapped_value(ParamId::from(self.0), value, mapper)
     }
 }

@@ -10,12 +10,12 @@
 use crate::data::Sample;
 use crate::net::{planes_tensor, policy_indices, reflect_index, ModelConfig, Net, Observation, POLICY_SIZE};
 use crate::util::Rng;
-use burn::grad_clipping::GradientClippingConfig;
-use burn::optim::decay::WeightDecayConfig;
-use burn::optim::momentum::MomentumConfig;
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+pub mod optim;
+
+use burn::optim::GradientsParams;
 use burn::tensor::activation::log_softmax;
-use burn::tensor::{Bytes, Device, Tensor, TensorData};
+use burn::tensor::{Device, Tensor, TensorData};
+use optim::{Optimizer, Rule};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
@@ -163,25 +163,12 @@ impl TrainParams {
         self.lr * warm * sched
     }
 
-    fn optimizer(&self) -> ModuleOptimizer {
-        let clip = (self.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(self.grad_clip));
-        match self.optimizer.as_str() {
-            "sgd" => SgdConfig::new()
-                .with_weight_decay(
-                    (self.weight_decay > 0.0).then(|| WeightDecayConfig::new(self.weight_decay)),
-                )
-                .with_momentum(Some(
-                    MomentumConfig::new()
-                        .with_momentum(self.momentum)
-                        .with_dampening(0.0),
-                ))
-                .with_gradient_clipping(clip)
-                .init(),
-            _ => AdamWConfig::new()
-                .with_weight_decay(self.weight_decay)
-                .with_grad_clipping(clip)
-                .init(),
-        }
+    fn optimizer(&self, device: Device) -> Optimizer {
+        let rule = match self.optimizer.as_str() {
+            "sgd" => Rule::Sgd { momentum: self.momentum as f32 },
+            _ => Rule::AdamW { beta1: 0.9, beta2: 0.999, eps: 1e-8 },
+        };
+        Optimizer::new(rule, self.weight_decay, self.grad_clip, device)
     }
 }
 
@@ -196,7 +183,7 @@ pub struct Losses {
 /// Owns the network being trained and its optimiser.
 pub struct Trainer {
     net: Option<Net>,
-    optim: ModuleOptimizer,
+    optim: Optimizer,
     /// Training steps taken so far.
     pub step: u64,
     pub params: TrainParams,
@@ -244,17 +231,19 @@ fn make_batch(samples: &[&Sample], q_weight: f32, rng: &mut Rng) -> Batch {
 }
 
 impl Trainer {
-    /// A new trainer with freshly initialised weights (seeded by the device seed).
+    /// A new trainer with freshly initialised weights (seeded by the device
+    /// seed); `device` is a plain device, training runs on its autodiff twin.
     pub fn new(model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
-        let net = model.init(&device);
-        let optim = params.optimizer();
+        let ad = device.clone().autodiff();
+        let net = model.init(&ad);
+        let optim = params.optimizer(device);
         Trainer {
             net: Some(net),
             optim,
             step: 0,
             params,
             model,
-            device,
+            device: ad,
         }
     }
 
@@ -322,20 +311,14 @@ impl Trainer {
 
     /// Optimiser state as bytes.
     pub fn optimizer_bytes(&self) -> Result<Vec<u8>, String> {
-        self.optim
-            .into_bytes()
-            .map(|b| b.to_vec())
-            .map_err(|e| e.to_string())
+        Ok(self.optim.to_bytes())
     }
 
     /// Restore weights and optimiser state.
     pub fn restore(&mut self, weights: Vec<u8>, optim: Vec<u8>, step: u64) -> Result<(), String> {
         let net = crate::net::net_from_bytes(&self.model, weights, &self.device, "model weights")
             .map_err(|e| e.to_string())?;
-        let fresh = self.params.optimizer();
-        self.optim = fresh
-            .from_bytes(Bytes::from_bytes_vec(optim))
-            .map_err(|e| format!("optimizer state: {e}"))?;
+        self.optim.load_bytes(&optim).map_err(|e| format!("optimizer state: {e}"))?;
         self.net = Some(net);
         self.step = step;
         Ok(())
