@@ -20,10 +20,20 @@ fn tmpdir(tag: &str) -> PathBuf {
 
 fn train(dir: &Path, extra: &[&str]) -> (i32, String) {
     let ckpt = format!("checkpoint_dir={}", dir.display());
-    let mut args = vec!["train", "--config", "configs/tiny.toml", "--quiet", "--set", &ckpt];
+    let mut args = vec![
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--quiet",
+        "--set",
+        &ckpt,
+    ];
     args.extend_from_slice(extra);
     let out = bin().args(&args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// metrics.csv as (header, rows) with the timing columns blanked.
@@ -31,12 +41,27 @@ fn metrics(dir: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(dir.join("tiny/metrics.csv")).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let timing = ["wall_s", "iter_s", "selfplay_s", "train_s", "positions_per_s", "samples_per_s", "net_evals_per_s", "search_share"];
+    let timing = [
+        "wall_s",
+        "iter_s",
+        "selfplay_s",
+        "train_s",
+        "positions_per_s",
+        "samples_per_s",
+        "net_evals_per_s",
+        "search_share",
+    ];
     lines
         .map(|l| {
             l.split(',')
                 .zip(&header)
-                .map(|(v, h)| if timing.contains(h) { String::new() } else { v.to_string() })
+                .map(|(v, h)| {
+                    if timing.contains(h) {
+                        String::new()
+                    } else {
+                        v.to_string()
+                    }
+                })
                 .collect()
         })
         .collect()
@@ -85,7 +110,16 @@ fn kill_then_resume_loses_at_most_one_iteration() {
     assert_eq!(code, 0, "{err}");
     let ckpt = format!("checkpoint_dir={}", dir.display());
     let mut child = bin()
-        .args(["train", "--config", "configs/tiny.toml", "--quiet", "--set", &ckpt, "--set", "iterations=6"])
+        .args([
+            "train",
+            "--config",
+            "configs/tiny.toml",
+            "--quiet",
+            "--set",
+            &ckpt,
+            "--set",
+            "iterations=6",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -124,10 +158,16 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
     ] {
         let (code, err) = train(&dir, &sets);
         assert_eq!(code, 2, "{sets:?}: {err}");
-        assert!(err.starts_with("error: ") && err.contains(needle), "{sets:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(needle),
+            "{sets:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
-    let out = bin().args(["train", "--config", "/nonexistent.toml"]).output().unwrap();
+    let out = bin()
+        .args(["train", "--config", "/nonexistent.toml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     // A corrupt checkpoint: truncated weights.
     let (code, err) = train(&dir, &["--set", "iterations=1", "--set", "eval.interval=0"]);
@@ -142,7 +182,9 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
     // A checkpoint of another format version.
     std::fs::write(w, &bytes).unwrap();
     let st = dir.join("tiny/iter_0001/state.toml");
-    let text = std::fs::read_to_string(&st).unwrap().replace("version = 1", "version = 99");
+    let text = std::fs::read_to_string(&st)
+        .unwrap()
+        .replace("version = 1", "version = 99");
     std::fs::write(&st, text).unwrap();
     let (code, err) = train(&dir, &["--resume", "--set", "iterations=2"]);
     assert_eq!(code, 2, "{err}");

@@ -10,7 +10,7 @@ use std::fmt;
 
 /// Draw limits; both are reported with every result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct DrawRules {
     /// Draw after this many plies with no capture and no promotion.
     pub no_progress_plies: u32,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// Shape of the network.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
     /// Residual blocks in the tower.
     pub blocks: usize,
@@ -86,7 +86,12 @@ impl ModelConfig {
             stem: conv(PLANES, c, 3),
             stem_bn: bn(c),
             blocks: (0..self.blocks)
-                .map(|_| ResBlock { conv1: conv(c, c, 3), bn1: bn(c), conv2: conv(c, c, 3), bn2: bn(c) })
+                .map(|_| ResBlock {
+                    conv1: conv(c, c, 3),
+                    bn1: bn(c),
+                    conv2: conv(c, c, 3),
+                    bn2: bn(c),
+                })
                 .collect(),
             policy_conv: conv(c, 2, 1),
             policy_bn: bn(2),

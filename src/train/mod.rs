@@ -165,8 +165,14 @@ impl TrainParams {
 
     fn optimizer(&self, device: Device) -> Optimizer {
         let rule = match self.optimizer.as_str() {
-            "sgd" => Rule::Sgd { momentum: self.momentum as f32 },
-            _ => Rule::AdamW { beta1: 0.9, beta2: 0.999, eps: 1e-8 },
+            "sgd" => Rule::Sgd {
+                momentum: self.momentum as f32,
+            },
+            _ => Rule::AdamW {
+                beta1: 0.9,
+                beta2: 0.999,
+                eps: 1e-8,
+            },
         };
         Optimizer::new(rule, self.weight_decay, self.grad_clip, device)
     }
@@ -318,7 +324,9 @@ impl Trainer {
     pub fn restore(&mut self, weights: Vec<u8>, optim: Vec<u8>, step: u64) -> Result<(), String> {
         let net = crate::net::net_from_bytes(&self.model, weights, &self.device, "model weights")
             .map_err(|e| e.to_string())?;
-        self.optim.load_bytes(&optim).map_err(|e| format!("optimizer state: {e}"))?;
+        self.optim
+            .load_bytes(&optim)
+            .map_err(|e| format!("optimizer state: {e}"))?;
         self.net = Some(net);
         self.step = step;
         Ok(())

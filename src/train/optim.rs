@@ -36,13 +36,24 @@ pub struct Optimizer {
 impl Optimizer {
     /// `device` is the plain (non-autodiff) device the gradients live on.
     pub fn new(rule: Rule, weight_decay: f32, clip: f32, device: Device) -> Self {
-        Optimizer { rule, weight_decay, clip, t: 0, state: BTreeMap::new(), device }
+        Optimizer {
+            rule,
+            weight_decay,
+            clip,
+            t: 0,
+            state: BTreeMap::new(),
+            device,
+        }
     }
 
     /// Apply one update with `grads` to `module` at learning rate `lr`.
     pub fn step<M: Module>(&mut self, lr: f64, module: M, mut grads: GradientsParams) -> M {
         self.t += 1;
-        let mut m = Mapper { opt: self, grads: &mut grads, lr: lr as f32 };
+        let mut m = Mapper {
+            opt: self,
+            grads: &mut grads,
+            lr: lr as f32,
+        };
         module.map(&mut m)
     }
 
@@ -72,7 +83,11 @@ impl Optimizer {
                 out
             }
             Rule::Sgd { momentum } => {
-                let g = if self.weight_decay > 0.0 { g + x.clone().mul_scalar(self.weight_decay) } else { g };
+                let g = if self.weight_decay > 0.0 {
+                    g + x.clone().mul_scalar(self.weight_decay)
+                } else {
+                    g
+                };
                 let (buf, _) = self.state.remove(&id).unwrap_or_else(|| (zeros(), None));
                 let buf = buf.mul_scalar(momentum) + g;
                 let out = x - buf.clone().mul_scalar(lr);
@@ -116,7 +131,9 @@ impl Optimizer {
         }
         let version = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes"));
         if version != VERSION {
-            return Err(format!("optimizer state version {version} is not supported (expected {VERSION})"));
+            return Err(format!(
+                "optimizer state version {version} is not supported (expected {VERSION})"
+            ));
         }
         let t = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
         let count = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
@@ -130,7 +147,10 @@ impl Optimizer {
             let has_v = take(1)?[0] != 0;
             let mut read = || -> Result<Tensor<1>, String> {
                 let bytes = take(n * 4)?;
-                let v: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+                let v: Vec<f32> = bytes
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect();
                 Ok(Tensor::from_data(TensorData::new(v, [n]), &self.device))
             };
             let m = read()?;
