@@ -17,6 +17,7 @@ pub mod data;
 pub mod game;
 pub mod mcts;
 pub mod net;
+pub mod player;
 pub mod selfplay;
 pub mod train;
 pub mod util;

@@ -58,9 +58,20 @@ pub struct MatchArgs {
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// Player specs, comma separated: random,alphabeta:depth=2,mcts:sims=100,algo=gumbel
-    /// (an item `key=value` belongs to the spec before it).
+    /// (an item `key=value` belongs to the spec before it). With --run: the
+    /// baseline ladder (default random,alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6).
+    #[arg(long, required_unless_present = "run")]
+    pub players: Option<String>,
+    /// Rate every kept checkpoint of this training run against the baselines,
+    /// and plot rating against training time.
     #[arg(long)]
-    pub players: String,
+    pub run: Option<String>,
+    /// Folder holding runs (for --run).
+    #[arg(long, default_value = "checkpoints")]
+    pub checkpoint_dir: PathBuf,
+    /// Simulations per move for checkpoint players (for --run).
+    #[arg(long, default_value_t = 64)]
+    pub sims: u32,
     /// Play the first player against each of the others only.
     #[arg(long)]
     pub gauntlet: bool,
@@ -171,7 +182,10 @@ pub fn run_match(a: MatchArgs) -> Result<()> {
 }
 
 pub fn run_tournament(a: TournamentArgs) -> Result<()> {
-    let names = split_players(&a.players);
+    if let Some(run_name) = &a.run {
+        return run_checkpoints(&a, run_name);
+    }
+    let names = split_players(a.players.as_deref().unwrap_or_default());
     if names.len() < 2 {
         bail!("--players needs at least two player specs, got {}", names.len());
     }
@@ -189,6 +203,96 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
             .collect()
     };
     run(names, pairs, &a.opts, "damone tournament")?;
+    Ok(())
+}
+
+/// `tournament --run`: every kept checkpoint against the baseline ladder.
+fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
+    let dir = a.checkpoint_dir.join(run_name);
+    let mut iters: Vec<u32> = std::fs::read_dir(&dir)
+        .with_context(|| format!("no run folder {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("iter_"))
+                .and_then(|n| n.parse().ok())
+        })
+        .collect();
+    iters.sort();
+    if iters.is_empty() {
+        bail!("run {} has no checkpoints", dir.display());
+    }
+    if a.sims == 0 {
+        bail!("--sims must be at least 1");
+    }
+    let baselines = split_players(
+        a.players
+            .as_deref()
+            .unwrap_or("random,alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6"),
+    );
+    let mut names = baselines.clone();
+    for k in &iters {
+        names.push(format!("net:{}/iter_{k:04},sims={}", dir.display(), a.sims));
+    }
+    let nb = baselines.len();
+    let mut pairs: Vec<(usize, usize)> = (0..nb).flat_map(|i| (i + 1..nb).map(move |j| (i, j))).collect();
+    for c in nb..names.len() {
+        for b in 0..nb {
+            pairs.push((c, b));
+        }
+    }
+    let standings = run(names.clone(), pairs, &a.opts, "damone checkpoint tournament")?;
+    // Rating against training time.
+    let wall: std::collections::BTreeMap<u32, f64> = super::plot::read_columns(&dir.join("metrics.csv"))
+        .map(|c| {
+            let it = c.get("iteration").cloned().unwrap_or_default();
+            let w = c.get("wall_s").cloned().unwrap_or_default();
+            it.iter()
+                .zip(w)
+                .filter_map(|(i, w)| Some((i.parse().ok()?, w.parse().ok()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut csv = String::from("iteration,training_minutes,elo,elo_95,score,games\n");
+    let mut pts = Vec::new();
+    for (k, name) in iters.iter().zip(&names[nb..]) {
+        let row = standings
+            .rows
+            .iter()
+            .find(|r| &r.player == name)
+            .expect("player in standings");
+        let minutes = wall.get(k).copied().unwrap_or(0.0) / 60.0;
+        csv.push_str(&format!(
+            "{k},{minutes:.1},{:.1},{:.1},{:.4},{}\n",
+            row.elo, row.elo_95, row.score, row.games
+        ));
+        pts.push((minutes, row.elo));
+    }
+    atomic_write(&a.opts.out.join("ratings_by_iteration.csv"), csv.as_bytes())?;
+    let mut series = vec![("checkpoints".to_string(), pts)];
+    for b in &baselines {
+        if let Some(r) = standings.rows.iter().find(|r| &r.player == b) {
+            let (x0, x1) = (0.0, wall.values().copied().fold(1.0, f64::max) / 60.0);
+            series.push((b.clone(), vec![(x0, r.elo), (x1, r.elo)]));
+        }
+    }
+    let svg = a.opts.out.join("rating.svg");
+    super::plot::line_chart(
+        &svg,
+        &format!(
+            "rating of run '{run_name}' against training time (anchor: {})",
+            standings.anchor
+        ),
+        "training time (minutes)",
+        "Elo",
+        &series,
+    )?;
+    eprintln!(
+        "wrote {}/ratings_by_iteration.csv and {}",
+        a.opts.out.display(),
+        svg.display()
+    );
     Ok(())
 }
 

@@ -2,8 +2,12 @@
 
 mod arena;
 mod config;
+mod engine;
+mod export;
 mod netplayer;
 mod perft;
+mod play;
+mod plot;
 mod train;
 
 use anyhow::{Context, Result};
@@ -32,6 +36,14 @@ pub enum Command {
     Tournament(arena::TournamentArgs),
     /// Train a network by self-play (default: the embedded default config).
     Train(train::TrainArgs),
+    /// Draw loss and win-rate curves of a training run (SVG).
+    Plot(plot::PlotArgs),
+    /// Export a checkpoint as one self-contained player file.
+    Export(export::ExportArgs),
+    /// Play a game in the terminal against a player.
+    Play(play::PlayArgs),
+    /// Run the line protocol on stdin/stdout (for GUIs and scripts).
+    Engine(engine::EngineArgs),
 }
 
 /// Run a parsed command line.
@@ -43,6 +55,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(a) => arena::run_match(a),
         Command::Tournament(a) => arena::run_tournament(a),
         Command::Train(a) => train::run_train(a),
+        Command::Plot(a) => plot::run_plot(a),
+        Command::Export(a) => export::run_export(a),
+        Command::Play(a) => play::run_play(a),
+        Command::Engine(a) => engine::run_engine(a),
     }
 }
 

@@ -93,15 +93,30 @@ impl Player for NetPlayer {
     }
 }
 
-/// A factory for a `net:PATH[,sims=N][,algo=puct|gumbel][,cpuct=C]` spec.
+/// A network and its play settings from a checkpoint folder or an
+/// exported player file.
+pub fn load_any(path: &Path) -> Result<(Net, SearchParams)> {
+    if path.is_dir() {
+        let loaded = load_checkpoint_net(path, &Device::flex())?;
+        Ok((
+            loaded.net,
+            play_params(&loaded.config.search, loaded.config.eval.sims),
+        ))
+    } else {
+        let p = damone::player::Player::load(path)?;
+        let sims = p.header().search.simulations;
+        Ok((p.net().clone(), p.play_params(sims)))
+    }
+}
+
+/// A factory for a `net:PATH[,sims=N][,algo=puct|gumbel][,cpuct=C]` spec;
+/// PATH is a checkpoint folder or an exported player file.
 pub fn net_factory(spec: &PlayerSpec) -> Result<PlayerFactory> {
     spec.check_options(&["sims", "algo", "cpuct"])?;
     let path = spec.path.as_deref().context("net spec without a path")?;
-    let loaded = load_checkpoint_net(Path::new(path), &Device::flex())
-        .with_context(|| format!("player '{}'", spec.text))?;
-    let base = play_params(&loaded.config.search, loaded.config.eval.sims);
+    let (net, base) = load_any(Path::new(path)).with_context(|| format!("player '{}'", spec.text))?;
     let params = spec.search_params(base)?;
-    let net = Arc::new(loaded.net);
+    let net = Arc::new(net);
     let name = spec.text.clone();
     Ok(Arc::new(move |seed| {
         Box::new(NetPlayer::new(name.clone(), &net, params.clone(), seed))

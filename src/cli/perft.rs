@@ -158,6 +158,20 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
         ev.evaluate(&reqs);
     }
     let secs = t.elapsed().as_secs_f64();
+    let obs: Vec<damone::net::Observation> = games.iter().map(damone::net::Observation::of_game).collect();
+    let t2 = Instant::now();
+    for _ in 0..reps {
+        ev.infer(&obs);
+    }
+    let fwd = t2.elapsed().as_secs_f64();
+    println!(
+        "net {}x{} batch {}: forward only {:.0} positions/s ({:.2} ms per batch)",
+        cfg.model.blocks,
+        cfg.model.channels,
+        a.batch,
+        (reps as usize * a.batch) as f64 / fwd,
+        1000.0 * fwd / reps as f64
+    );
     println!(
         "net {}x{} batch {}: {:.0} evaluations/s ({:.2} ms per batch, threads {})",
         cfg.model.blocks,

@@ -1,0 +1,215 @@
+//! Exported players: export then load plays the same moves as the
+//! checkpoint; the engine protocol drives a whole game through a child
+//! process; bad player files get clear errors.
+
+use damone::game::{parse_move, DrawRules, Game, Variant};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Train one tiny iteration and export it; returns (checkpoint, player file).
+fn trained(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("damone-player-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ck = format!("checkpoint_dir={}", dir.display());
+    let (code, _, err) = run(&[
+        "train",
+        "--config",
+        "configs/tiny.toml",
+        "--quiet",
+        "--set",
+        &ck,
+        "--set",
+        "iterations=1",
+        "--set",
+        "eval.interval=0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let ckpt = dir.join("tiny/iter_0001");
+    let file = dir.join("tiny.dmp");
+    let (code, _, err) = run(&[
+        "export",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.join("tiny.safetensors").exists());
+    (dir, ckpt, file)
+}
+
+fn games_csv(player: &Path, out: &Path) -> Vec<String> {
+    let spec = format!("net:{},sims=12", player.display());
+    let (code, _, err) = run(&[
+        "match",
+        &spec,
+        "alphabeta:depth=2",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Drop the player-name columns; keep results, plies, reasons, openings.
+    std::fs::read_to_string(out.join("games.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            l.split(',')
+                .enumerate()
+                .filter(|(i, _)| *i != 1 && *i != 2)
+                .map(|(_, v)| v)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
+    let (dir, ckpt, file) = trained("same");
+    let a = games_csv(&ckpt, &dir.join("m1"));
+    let b = games_csv(&file, &dir.join("m2"));
+    assert_eq!(a, b);
+    let moves = |p: &Path| -> String {
+        std::fs::read_to_string(p.join("games.pdn"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('['))
+            .collect()
+    };
+    assert_eq!(moves(&dir.join("m1")), moves(&dir.join("m2")));
+    // The library API loads the file too.
+    let mut p = damone::player::Player::load(&file).unwrap();
+    assert_eq!(p.header().provenance.iteration, 1);
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    assert!(p.best_move(&g, damone::player::Budget::Simulations(8)).is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn engine_protocol_drives_a_whole_game() {
+    let (dir, _, file) = trained("engine");
+    let mut child = bin()
+        .args(["engine", "--player", file.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read_until = |prefixes: &[&str]| -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let mut l = String::new();
+            assert!(stdout.read_line(&mut l).unwrap() > 0, "engine closed its output");
+            let l = l.trim_end().to_string();
+            let done = prefixes.iter().any(|p| l.starts_with(p));
+            lines.push(l);
+            if done {
+                return lines;
+            }
+        }
+    };
+    writeln!(stdin, "hello").unwrap();
+    assert!(read_until(&["ready"])[0].starts_with("id name damone"));
+    writeln!(stdin, "newgame").unwrap();
+    assert_eq!(read_until(&["ok", "error"]), ["ok"]);
+    let mut game = Game::from_variant(
+        Variant::Standard,
+        DrawRules {
+            no_progress_plies: 80,
+            max_plies: 400,
+        },
+    );
+    let mut played: Vec<String> = Vec::new();
+    while game.outcome().is_none() {
+        writeln!(stdin, "position startpos moves {}", played.join(" ")).unwrap();
+        assert_eq!(read_until(&["ok", "error"]), ["ok"]);
+        if played.len() == 3 {
+            // A malformed line: an error, and the engine keeps running.
+            writeln!(stdin, "go sims banana").unwrap();
+            let r = read_until(&["error", "bestmove"]);
+            assert!(r[0].starts_with("error"), "{r:?}");
+            writeln!(stdin, "analyse sims 16 lines 2").unwrap();
+            let r = read_until(&["bestmove"]);
+            assert!(r.iter().any(|l| l.starts_with("info line 1 move")), "{r:?}");
+        }
+        writeln!(stdin, "go sims 8").unwrap();
+        let r = read_until(&["bestmove", "error"]);
+        let best = r
+            .last()
+            .unwrap()
+            .strip_prefix("bestmove ")
+            .expect("bestmove line")
+            .to_string();
+        let m = parse_move(game.position(), &best).expect("engine move is legal");
+        game.play(&m).unwrap();
+        played.push(best);
+    }
+    writeln!(stdin, "position startpos moves {}", played.join(" ")).unwrap();
+    assert_eq!(read_until(&["ok", "error"]), ["ok"]);
+    writeln!(stdin, "go sims 8").unwrap();
+    assert_eq!(read_until(&["bestmove"]), ["bestmove none"]);
+    writeln!(stdin, "show").unwrap();
+    let r = read_until(&["ok"]);
+    assert!(
+        r.iter().any(|l| l.starts_with("result ") && l != "result *"),
+        "{r:?}"
+    );
+    writeln!(stdin, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_player_files_get_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("damone-badplayer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_player = dir.join("x.dmp");
+    std::fs::write(&not_player, b"this is not a player").unwrap();
+    let (code, _, err) = run(&["engine", "--player", not_player.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a damone player file"), "{err}");
+    let (code, _, err) = run(&[
+        "match",
+        &format!("net:{},sims=4", not_player.display()),
+        "random",
+        "--games",
+        "2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not a damone player file") && !err.contains("panicked"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "export",
+        "--checkpoint",
+        dir.to_str().unwrap(),
+        "--out",
+        "/tmp/x.dmp",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a checkpoint folder"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
