@@ -1,0 +1,69 @@
+//! The vectorised environment on its own: observations, masks, step with
+//! action indices, rewards, done flags and automatic reset.
+
+use damone::game::{Move, Position, Variant};
+use damone::net::{policy_indices, Observation, PLANES, POLICY_SIZE};
+use damone::selfplay::{Encoder, EnvError, VecEnv};
+use rand::{Rng, SeedableRng};
+
+/// The network's encoding, as an `Encoder`.
+struct NetEncoding;
+
+impl Encoder for NetEncoding {
+    fn observation_len(&self) -> usize {
+        PLANES * 64
+    }
+    fn action_space(&self) -> usize {
+        POLICY_SIZE
+    }
+    fn encode(&self, game: &damone::game::Game, out: &mut [f32]) {
+        Observation::of_game(game).write_planes(out);
+    }
+    fn action_indices(&self, pos: &Position, moves: &[Move]) -> Vec<usize> {
+        policy_indices(pos, moves).into_iter().map(|i| i as usize).collect()
+    }
+}
+
+#[test]
+fn random_agents_play_through_the_vecenv() {
+    let enc = NetEncoding;
+    let mut env = VecEnv::new(16, Position::start(Variant::Standard), Default::default(), 2, 9);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut finished = 0;
+    let mut rewards = 0.0f32;
+    for _ in 0..3000 {
+        let obs = env.observations(&enc);
+        assert_eq!(obs.len(), 16 * PLANES * 64);
+        let masks = env.action_masks(&enc);
+        assert_eq!(masks.len(), 16 * POLICY_SIZE);
+        let actions: Vec<usize> = (0..16)
+            .map(|i| {
+                let legal: Vec<usize> = (0..POLICY_SIZE).filter(|&a| masks[i * POLICY_SIZE + a]).collect();
+                assert_eq!(legal.len(), env.legal_moves(i).len());
+                legal[rng.random_range(0..legal.len())]
+            })
+            .collect();
+        let r = env.step(&enc, &actions).unwrap();
+        for i in 0..16 {
+            if r.dones[i] {
+                finished += 1;
+                rewards += r.rewards[i].abs();
+                assert!(r.outcomes[i].is_some());
+                // The game was reset: a fresh game after its opening plies.
+                assert!(env.games()[i].ply() <= 2);
+            } else {
+                assert_eq!(r.rewards[i], 0.0);
+            }
+        }
+    }
+    assert!(finished > 16, "{finished} games finished");
+    assert!(rewards > 0.0, "some games were decided");
+    // Wrong batch size and illegal actions are errors, not panics.
+    assert!(matches!(env.step(&enc, &[0]), Err(EnvError::BatchSize { .. })));
+    let masks = env.action_masks(&enc);
+    let illegal = (0..POLICY_SIZE).find(|&a| !masks[a]).unwrap();
+    let mut actions: Vec<usize> =
+        (0..16).map(|i| (0..POLICY_SIZE).find(|&a| masks[i * POLICY_SIZE + a]).unwrap()).collect();
+    actions[0] = illegal;
+    assert!(matches!(env.step(&enc, &actions), Err(EnvError::IllegalAction { game: 0, .. })));
+}
