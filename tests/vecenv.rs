@@ -20,7 +20,10 @@ impl Encoder for NetEncoding {
         Observation::of_game(game).write_planes(out);
     }
     fn action_indices(&self, pos: &Position, moves: &[Move]) -> Vec<usize> {
-        policy_indices(pos, moves).into_iter().map(|i| i as usize).collect()
+        policy_indices(pos, moves)
+            .into_iter()
+            .map(|i| i as usize)
+            .collect()
     }
 }
 
@@ -62,8 +65,12 @@ fn random_agents_play_through_the_vecenv() {
     assert!(matches!(env.step(&enc, &[0]), Err(EnvError::BatchSize { .. })));
     let masks = env.action_masks(&enc);
     let illegal = (0..POLICY_SIZE).find(|&a| !masks[a]).unwrap();
-    let mut actions: Vec<usize> =
-        (0..16).map(|i| (0..POLICY_SIZE).find(|&a| masks[i * POLICY_SIZE + a]).unwrap()).collect();
+    let mut actions: Vec<usize> = (0..16)
+        .map(|i| (0..POLICY_SIZE).find(|&a| masks[i * POLICY_SIZE + a]).unwrap())
+        .collect();
     actions[0] = illegal;
-    assert!(matches!(env.step(&enc, &actions), Err(EnvError::IllegalAction { game: 0, .. })));
+    assert!(matches!(
+        env.step(&enc, &actions),
+        Err(EnvError::IllegalAction { game: 0, .. })
+    ));
 }
