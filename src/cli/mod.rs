@@ -28,7 +28,7 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// List every legal move of a position with the FEN after it.
     Moves(perft::MovesArgs),
-    /// Measure perft speed (leaf nodes per second) on fixed positions.
+    /// Benchmarks: perft leaf nodes/s, search speed, network evaluations/s.
     Bench(perft::BenchArgs),
     /// Play a match between two players (e.g. alphabeta:depth=4 random).
     Match(arena::MatchArgs),
