@@ -21,16 +21,7 @@ pub struct LoadedNet {
 
 /// Search settings for playing (not training): no noise, best move.
 pub fn play_params(base: &SearchParams, sims: u32) -> SearchParams {
-    SearchParams {
-        simulations: sims,
-        dirichlet_epsilon: 0.0,
-        temperature: 0.0,
-        temperature_final: 0.0,
-        temperature_plies: 0,
-        gumbel_noise: false,
-        leaves_per_tree: 1,
-        ..base.clone()
-    }
+    base.for_play(sims)
 }
 
 /// Load `DIR/config.toml` and `DIR/model.bpk` from a checkpoint folder.

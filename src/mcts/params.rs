@@ -76,6 +76,21 @@ impl Default for SearchParams {
 }
 
 impl SearchParams {
+    /// The same settings for play rather than training: `sims` simulations,
+    /// no root noise, no Gumbel noise, always the best move, one leaf per tree.
+    pub fn for_play(&self, sims: u32) -> SearchParams {
+        SearchParams {
+            simulations: sims,
+            dirichlet_epsilon: 0.0,
+            temperature: 0.0,
+            temperature_final: 0.0,
+            temperature_plies: 0,
+            gumbel_noise: false,
+            leaves_per_tree: 1,
+            ..self.clone()
+        }
+    }
+
     /// Check every value; the error names the field.
     pub fn validate(&self) -> Result<(), String> {
         let pos = |v: f32, name: &str| {

@@ -237,16 +237,7 @@ impl Player {
 
     /// Search settings for play: the file's defaults without noise.
     pub fn play_params(&self, sims: u32) -> SearchParams {
-        SearchParams {
-            simulations: sims,
-            dirichlet_epsilon: 0.0,
-            temperature: 0.0,
-            temperature_final: 0.0,
-            temperature_plies: 0,
-            gumbel_noise: false,
-            leaves_per_tree: 1,
-            ..self.header.search.clone()
-        }
+        self.header.search.for_play(sims)
     }
 
     /// The best move, or None if the game is over.
