@@ -213,3 +213,43 @@ fn bad_player_files_get_clear_errors() {
     assert!(err.contains("not a checkpoint folder"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn terminal_play_rejects_illegal_input_undoes_and_saves_pdn() {
+    let dir = std::env::temp_dir().join(format!("damone-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("game.pdn");
+    let mut child = bin()
+        .args([
+            "play",
+            "--opponent",
+            "alphabeta:depth=2",
+            "--color",
+            "white",
+            "--ascii",
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"f3-f4\nmoves\nf3-e4\nundo\nd1-c2\nresign\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("light square"), "{text}");
+    assert!(text.contains("legal moves: "), "{text}");
+    assert!(text.contains("alphabeta:depth=2 plays"), "{text}");
+    assert!(text.contains("result: 0-1 (resignation)"), "{text}");
+    let saved = std::fs::read_to_string(&pdn).unwrap();
+    assert!(saved.contains("[Result \"0-1\"]"), "{saved}");
+    // f3-e4 was taken back: the game starts with d1-c2.
+    assert!(saved.contains("1. d1-c2 "), "{saved}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
