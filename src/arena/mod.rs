@@ -10,7 +10,7 @@ pub use spec::{builtin_factory, PlayerFactory, PlayerSpec, SpecError};
 pub use tournament::{run_games, GameRecord, GameTask, MatchSettings, Standings};
 
 use crate::game::{Game, Move};
-use crate::mcts::{search, RolloutEvaluator, SearchParams, Tree};
+use crate::mcts::{search, Evaluator, RolloutEvaluator, SearchParams, Tree};
 use crate::util::Rng;
 use rand::Rng as _;
 
@@ -46,19 +46,28 @@ impl Player for RandomPlayer {
     }
 }
 
-/// MCTS with uniform priors and random-rollout values.
-pub struct MctsPlayer {
+/// MCTS guided by any evaluator; by default uniform priors and
+/// random-rollout values (`mcts:` specs). The tree is kept between moves.
+pub struct MctsPlayer<E: Evaluator + Send = RolloutEvaluator> {
     name: String,
     tree: Option<Tree>,
     params: SearchParams,
-    eval: RolloutEvaluator,
+    eval: E,
     rng: Rng,
 }
 
-impl MctsPlayer {
+impl MctsPlayer<RolloutEvaluator> {
+    /// Rollout MCTS averaging `rollouts` playouts per leaf.
     pub fn new(name: String, params: SearchParams, rollouts: u32, rng: Rng) -> Self {
         let mut eval = RolloutEvaluator::new(rng.clone());
         eval.rollouts = rollouts;
+        MctsPlayer::with_evaluator(name, params, eval, rng)
+    }
+}
+
+impl<E: Evaluator + Send> MctsPlayer<E> {
+    /// MCTS with the given evaluator (e.g. a network).
+    pub fn with_evaluator(name: String, params: SearchParams, eval: E, rng: Rng) -> Self {
         MctsPlayer {
             name,
             tree: None,
@@ -69,7 +78,7 @@ impl MctsPlayer {
     }
 }
 
-impl Player for MctsPlayer {
+impl<E: Evaluator + Send> Player for MctsPlayer<E> {
     fn name(&self) -> String {
         self.name.clone()
     }

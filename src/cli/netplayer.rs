@@ -4,9 +4,8 @@
 use super::config::RunConfig;
 use anyhow::{Context, Result};
 use burn::tensor::Device;
-use damone::arena::{Player, PlayerFactory, PlayerSpec};
-use damone::game::{Game, Move};
-use damone::mcts::{search, SearchParams, Tree};
+use damone::arena::{MctsPlayer, PlayerFactory, PlayerSpec};
+use damone::mcts::SearchParams;
 use damone::net::{load_net, Net, NetEvaluator};
 use damone::util::rng_stream;
 use std::path::Path;
@@ -36,52 +35,12 @@ pub fn load_checkpoint_net(dir: &Path, device: &Device) -> Result<LoadedNet> {
 }
 
 /// MCTS guided by a network.
-pub struct NetPlayer {
-    name: String,
-    eval: NetEvaluator,
-    params: SearchParams,
-    tree: Option<Tree>,
-    seed: u64,
-}
+pub type NetPlayer = MctsPlayer<NetEvaluator>;
 
-impl NetPlayer {
-    pub fn new(name: String, net: &Net, params: SearchParams, seed: u64) -> Self {
-        NetPlayer {
-            name,
-            eval: NetEvaluator::new(net, Device::flex()),
-            params,
-            tree: None,
-            seed,
-        }
-    }
-}
-
-impl Player for NetPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    fn choose(&mut self, game: &Game) -> Move {
-        if self
-            .tree
-            .as_ref()
-            .is_none_or(|t| t.game().position() != game.position())
-        {
-            self.tree = Some(Tree::new(
-                game,
-                self.params.clone(),
-                rng_stream(self.seed, "net-player", game.ply() as u64),
-            ));
-        }
-        let tree = self.tree.as_mut().expect("tree");
-        search(tree, &mut self.eval, self.params.simulations)
-            .map(|r| r.best)
-            .unwrap_or_else(|| game.position().legal_moves()[0])
-    }
-    fn observe(&mut self, mv: &Move) {
-        if let Some(t) = self.tree.as_mut() {
-            t.advance(mv);
-        }
-    }
+/// A network player seeded for one game.
+pub fn net_player(name: String, net: &Net, params: SearchParams, seed: u64) -> NetPlayer {
+    let eval = NetEvaluator::new(net, Device::flex());
+    MctsPlayer::with_evaluator(name, params, eval, rng_stream(seed, "net-player", 0))
 }
 
 /// A network and its play settings from a checkpoint folder or an
@@ -110,6 +69,6 @@ pub fn net_factory(spec: &PlayerSpec) -> Result<PlayerFactory> {
     let net = Arc::new(net);
     let name = spec.text.clone();
     Ok(Arc::new(move |seed| {
-        Box::new(NetPlayer::new(name.clone(), &net, params.clone(), seed))
+        Box::new(net_player(name.clone(), &net, params.clone(), seed))
     }))
 }
