@@ -209,17 +209,8 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
 /// `tournament --run`: every kept checkpoint against the baseline ladder.
 fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
     let dir = a.checkpoint_dir.join(run_name);
-    let mut iters: Vec<u32> = std::fs::read_dir(&dir)
-        .with_context(|| format!("no run folder {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("iter_"))
-                .and_then(|n| n.parse().ok())
-        })
-        .collect();
-    iters.sort();
+    let iters = super::train::checkpoint_iterations(&dir)
+        .with_context(|| format!("no run folder {}", dir.display()))?;
     if iters.is_empty() {
         bail!("run {} has no checkpoints", dir.display());
     }

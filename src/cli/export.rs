@@ -7,8 +7,9 @@ use anyhow::{bail, Context, Result};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::Device;
 use clap::Args;
-use damone::player::{encode_player, fnv1a, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
-use damone::util::atomic_write;
+use damone::player::{encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
+use damone::util::{atomic_write, fnv1a};
+
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -31,6 +32,18 @@ pub struct ExportArgs {
     pub rating_anchor: Option<String>,
 }
 
+/// The player-file header of a run's config with `sims` default simulations.
+fn header_for(cfg: &RunConfig, sims: u32, provenance: Provenance) -> PlayerHeader {
+    PlayerHeader {
+        format_version: PLAYER_FORMAT_VERSION,
+        variant: cfg.variant.clone(),
+        rules: cfg.rules,
+        model: cfg.model.clone(),
+        search: play_params(&cfg.search, sims),
+        provenance,
+    }
+}
+
 fn state_value(dir: &Path, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(dir.join("state.toml")).ok()?;
     let t: toml::Table = toml::from_str(&text).ok()?;
@@ -51,13 +64,10 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
     if sims == 0 {
         bail!("--sims must be at least 1");
     }
-    let header = PlayerHeader {
-        format_version: PLAYER_FORMAT_VERSION,
-        variant: cfg.variant.clone(),
-        rules: cfg.rules,
-        model: cfg.model.clone(),
-        search: play_params(&cfg.search, sims),
-        provenance: Provenance {
+    let header = header_for(
+        cfg,
+        sims,
+        Provenance {
             run: cfg.run.clone(),
             iteration: state_value(&a.checkpoint, "iteration").unwrap_or(0) as u32,
             games: state_value(&a.checkpoint, "games").unwrap_or(0),
@@ -65,7 +75,7 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
             rating_anchor: a.rating_anchor.clone(),
             config_hash: format!("{:016x}", fnv1a(&config_text)),
         },
-    };
+    );
     let bytes = encode_player(&header, &loaded.net).map_err(anyhow::Error::msg)?;
     atomic_write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
     let st_path = a.out.with_extension("safetensors");
@@ -106,16 +116,13 @@ pub fn load_player(path: &Path) -> Result<damone::player::Player> {
     }
     let loaded = load_checkpoint_net(path, &Device::flex())?;
     let cfg = &loaded.config;
-    let header = PlayerHeader {
-        format_version: PLAYER_FORMAT_VERSION,
-        variant: cfg.variant.clone(),
-        rules: cfg.rules,
-        model: cfg.model.clone(),
-        search: play_params(&cfg.search, cfg.eval.sims),
-        provenance: Provenance {
+    let header = header_for(
+        cfg,
+        cfg.eval.sims,
+        Provenance {
             run: cfg.run.clone(),
             ..Default::default()
         },
-    };
+    );
     Ok(damone::player::Player::from_parts(header, loaded.net))
 }

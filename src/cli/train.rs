@@ -173,6 +173,22 @@ pub fn eval_vs_alphabeta(
     r
 }
 
+/// Iterations of the complete checkpoints (`iter_NNNN` folders) in a run
+/// folder, oldest first.
+pub fn checkpoint_iterations(dir: &Path) -> std::io::Result<Vec<u32>> {
+    let mut v: Vec<u32> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("iter_"))
+                .and_then(|n| n.parse().ok())
+        })
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
 /// The run's paths.
 struct RunDir {
     root: PathBuf,
@@ -184,20 +200,7 @@ impl RunDir {
     }
     /// Complete checkpoints, oldest first.
     fn checkpoints(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = std::fs::read_dir(&self.root)
-            .map(|rd| {
-                rd.filter_map(|e| e.ok())
-                    .filter_map(|e| {
-                        e.file_name()
-                            .to_str()
-                            .and_then(|n| n.strip_prefix("iter_"))
-                            .and_then(|n| n.parse().ok())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        v.sort();
-        v
+        checkpoint_iterations(&self.root).unwrap_or_default()
     }
 }
 

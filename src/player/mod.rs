@@ -25,7 +25,7 @@
 use crate::game::{DrawRules, Game, Move, Variant};
 use crate::mcts::{search, SearchAlgorithm, SearchParams, Tree};
 use crate::net::{net_from_bytes, weights_to_bytes, ModelConfig, Net, NetEvaluator};
-use crate::util::rng_stream;
+use crate::util::{fnv1a, rng_stream};
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -81,16 +81,6 @@ pub enum PlayerFileError {
     Header(String, String),
     #[error("{0}: {1}")]
     Weights(String, String),
-}
-
-/// 64-bit FNV-1a.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// Serialise a header and a network into player-file bytes.

@@ -13,13 +13,19 @@ pub type Rng = ChaCha8Rng;
 /// An RNG for a named stream derived from a master seed, so that independent
 /// consumers (self-play game 17, training batches, ...) never share draws.
 pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in stream.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let h = fnv1a(stream.as_bytes());
     let mixed = seed ^ h.rotate_left(17) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     Rng::seed_from_u64(mixed)
+}
+
+/// 64-bit FNV-1a hash.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// Write a file atomically: write a temporary file beside it, sync, rename.
