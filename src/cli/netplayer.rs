@@ -39,7 +39,7 @@ pub type NetPlayer = MctsPlayer<NetEvaluator>;
 
 /// A network player seeded for one game.
 pub fn net_player(name: String, net: &Net, params: SearchParams, seed: u64) -> NetPlayer {
-    let eval = NetEvaluator::new(net, Device::flex());
+    let eval = NetEvaluator::new(net);
     MctsPlayer::with_evaluator(name, params, eval, rng_stream(seed, "net-player", 0))
 }
 

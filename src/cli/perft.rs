@@ -34,24 +34,40 @@ pub struct MovesArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: perft, search (alpha-beta nodes/s, MCTS simulations/s) or all.
-    #[arg(long, default_value = "perft")]
+    /// What to measure: perft (leaf nodes/s), search (alpha-beta nodes/s,
+    /// MCTS simulations/s), net (network evaluations/s and training
+    /// samples/s) or all.
+    #[arg(long, default_value = "perft", value_parser = ["perft", "search", "net", "all"])]
     suite: String,
     /// Perft depth for the start position.
     #[arg(long, default_value_t = 9)]
     depth: u32,
-    /// Repetitions; the best run is reported.
+    /// Repetitions for perft; the best run is reported.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
-    /// Batch size for `--suite net`.
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
+    /// Batch sizes for `--suite net`, comma-separated (e.g. 1,16,64,256).
+    #[arg(long, default_value = "256", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4096))]
+    batch: Vec<u32>,
     /// Model config for `--suite net` (default: the embedded default config).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
-    /// Threads for `--suite net` (default: all cores).
+    /// Thread counts for `--suite net`, comma-separated (default: all cores).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Vec<u32>,
+    /// Seconds of measurement per figure in `--suite net`.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// `--suite net`: also time the alternatives: burn's own forward pass
+    /// (the reference the fast path is checked against) and the fast path
+    /// with im2col instead of Winograd convolutions.
     #[arg(long)]
-    threads: Option<usize>,
+    ablation: bool,
+    /// `--suite net`: skip the training-step figure.
+    #[arg(long)]
+    no_train: bool,
+    /// `--suite net`: print CSV rows (what,threads,batch,per_second) instead of text.
+    #[arg(long)]
+    csv: bool,
 }
 
 pub fn perft(a: PerftArgs) -> Result<()> {
@@ -103,6 +119,9 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     if a.depth == 0 {
         bail!("--depth must be at least 1");
     }
+    if a.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
     match a.suite.as_str() {
         "perft" => bench_perft(&a),
         "search" => bench_search(),
@@ -114,73 +133,108 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     }
 }
 
-/// Network evaluations per second of the default model at `--batch`.
-fn bench_net(a: &BenchArgs) -> Result<()> {
-    use burn::tensor::Device;
-    use damone::game::{DrawRules, Game, Variant};
-    use damone::mcts::{EvalRequest, Evaluator};
-    use damone::net::NetEvaluator;
-    let cfg = super::config::RunConfig::load(a.config.as_deref(), &[])?;
-    if let Some(t) = a.threads {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(t).build_global();
+/// Calls of `f` per second over about `seconds` (after one warm-up call).
+fn per_second(seconds: f64, mut f: impl FnMut()) -> f64 {
+    f();
+    let t = Instant::now();
+    let mut n = 0u64;
+    while n < 3 || t.elapsed().as_secs_f64() < seconds {
+        f();
+        n += 1;
     }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Network figures for each `--threads` x `--batch`: the fast inference
+/// path's forward pass (full policy), the search evaluator (policy at the
+/// legal moves only, softmax), optionally burn's forward pass, and a
+/// training step (burn autodiff + AdamW) at each batch of 16 or more.
+fn bench_net(a: &BenchArgs) -> Result<()> {
+    use burn::module::Module as _;
+    use burn::tensor::Device;
+    use damone::mcts::{EvalRequest, Evaluator};
+    use damone::net::{planes_tensor, NetEvaluator, Observation};
+    if !(a.seconds > 0.0 && a.seconds <= 600.0) {
+        bail!("--seconds must be in (0, 600], got {}", a.seconds);
+    }
+    let cfg = super::config::RunConfig::load(a.config.as_deref(), &[])?;
     let device = Device::flex();
     device.seed(1);
     let net = cfg.model.init(&device);
-    let mut ev = NetEvaluator::new(&net, device);
-    // A spread of real positions: random playouts from the start.
-    let mut games = Vec::new();
-    let mut rng = damone::util::rng_stream(1, "bench-net", 0);
-    while games.len() < a.batch {
-        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
-        for _ in 0..(games.len() % 40) {
-            let ms = g.position().legal_moves();
-            if g.outcome_with(&ms).is_some() {
-                break;
-            }
-            use rand::Rng as _;
-            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
-        }
-        if g.outcome().is_none() {
-            games.push(g);
-        }
-    }
+    let valid = net.valid();
+    let mut ev = NetEvaluator::new(&net);
+    let im2col = NetEvaluator::with_fast(damone::net::FastNet::with_algorithm(
+        &net,
+        damone::net::ConvAlgorithm::Im2col,
+    ));
+    let max_batch = a.batch.iter().copied().max().unwrap_or(1) as usize;
+    let games = damone::net::bench_games(max_batch, 1);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let reqs: Vec<EvalRequest<'_>> = games
-        .iter()
-        .zip(&moves)
-        .map(|(g, m)| EvalRequest { game: g, moves: m })
-        .collect();
-    ev.evaluate(&reqs); // warm-up
-    let reps = a.repeat.max(1) * 3;
-    let t = Instant::now();
-    for _ in 0..reps {
-        ev.evaluate(&reqs);
+    let obs_all: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+    let samples = damone::train::bench_samples(&games, &moves);
+    let threads: Vec<usize> = if a.threads.is_empty() {
+        vec![rayon::current_num_threads()]
+    } else {
+        a.threads.iter().map(|&t| t as usize).collect()
+    };
+    let shape = format!("{}x{}", cfg.model.blocks, cfg.model.channels);
+    if a.csv {
+        println!("what,threads,batch,per_second");
     }
-    let secs = t.elapsed().as_secs_f64();
-    let obs: Vec<damone::net::Observation> = games.iter().map(damone::net::Observation::of_game).collect();
-    let t2 = Instant::now();
-    for _ in 0..reps {
-        ev.infer(&obs);
+    let report = |what: &str, t: usize, b: usize, rate: f64, unit: &str| {
+        if a.csv {
+            println!("{what},{t},{b},{rate:.1}");
+        } else {
+            println!("net {shape} threads {t} batch {b}: {what} {rate:.0} {unit}/s");
+        }
+    };
+    for &t in &threads {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
+        pool.install(|| -> Result<()> {
+            for &b in &a.batch {
+                let b = b as usize;
+                let obs = &obs_all[..b];
+                let reqs: Vec<EvalRequest<'_>> = games[..b]
+                    .iter()
+                    .zip(&moves)
+                    .map(|(g, m)| EvalRequest { game: g, moves: m })
+                    .collect();
+                if a.ablation {
+                    let rate = per_second(a.seconds, || {
+                        let (p, v) = valid.forward(planes_tensor(obs, &device));
+                        let _ = (p.into_data(), v.into_data());
+                    });
+                    report("burn_forward", t, b, rate * b as f64, "positions");
+                }
+                let rate = per_second(a.seconds, || {
+                    ev.infer(obs);
+                });
+                report("forward", t, b, rate * b as f64, "positions");
+                if a.ablation {
+                    let rate = per_second(a.seconds, || {
+                        im2col.infer(obs);
+                    });
+                    report("forward_im2col", t, b, rate * b as f64, "positions");
+                }
+                let rate = per_second(a.seconds, || {
+                    ev.evaluate(&reqs);
+                });
+                report("evaluator", t, b, rate * b as f64, "evaluations");
+                if !a.no_train && b >= 16 {
+                    let mut params = cfg.train.clone();
+                    params.batch_size = b;
+                    let mut trainer = damone::train::Trainer::new(cfg.model.clone(), params, device.clone());
+                    let mut rng = damone::util::rng_stream(1, "bench-train", 0);
+                    let batch: Vec<&damone::data::Sample> = samples[..b].iter().collect();
+                    let rate = per_second(a.seconds, || {
+                        trainer.train_step(&batch, &mut rng);
+                    });
+                    report("train", t, b, rate * b as f64, "samples");
+                }
+            }
+            Ok(())
+        })?;
     }
-    let fwd = t2.elapsed().as_secs_f64();
-    println!(
-        "net {}x{} batch {}: forward only {:.0} positions/s ({:.2} ms per batch)",
-        cfg.model.blocks,
-        cfg.model.channels,
-        a.batch,
-        (reps as usize * a.batch) as f64 / fwd,
-        1000.0 * fwd / reps as f64
-    );
-    println!(
-        "net {}x{} batch {}: {:.0} evaluations/s ({:.2} ms per batch, threads {})",
-        cfg.model.blocks,
-        cfg.model.channels,
-        a.batch,
-        (reps as usize * a.batch) as f64 / secs,
-        1000.0 * secs / reps as f64,
-        rayon::current_num_threads()
-    );
     Ok(())
 }
 

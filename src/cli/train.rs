@@ -98,7 +98,7 @@ pub fn eval_vs_alphabeta(
             )
         })
         .collect();
-    let mut evaluator = NetEvaluator::new(net, Device::flex());
+    let mut evaluator = NetEvaluator::new(net);
     let mut done: Vec<Option<damone::game::Outcome>> = vec![None; n];
     loop {
         for i in 0..n {
@@ -452,7 +452,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         let t_iter = Instant::now();
         // Self-play.
         let mut rng = rng_stream(cfg.seed, "iteration", k as u64);
-        let mut evaluator = NetEvaluator::new(trainer.net(), device.clone());
+        let mut evaluator = NetEvaluator::new(trainer.net());
         let mut env = VecEnv::new(
             cfg.selfplay.parallel_games.min(cfg.selfplay.games_per_iteration) as usize,
             start,

@@ -3,15 +3,17 @@
 //! `Evaluator` trait, and saving/loading of weights (burnpack bytes).
 
 pub mod encode;
+pub mod fast;
 pub mod model;
+pub mod winograd;
 
 pub use encode::{policy_indices, reflect_index, Observation, PLANES, POLICY_SIZE};
+pub use fast::{ConvAlgorithm, FastNet};
 pub use model::{ModelConfig, Net};
 
 use crate::mcts::{EvalRequest, Evaluation, Evaluator};
 use burn::module::Module;
 use burn::store::ModuleRecord;
-use burn::tensor::activation::softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -69,10 +71,10 @@ pub fn planes_tensor(obs: &[Observation], device: &Device) -> Tensor<4> {
     Tensor::from_data(TensorData::new(data, [n, PLANES, 8, 8]), device)
 }
 
-/// Evaluates positions with the network (inference mode).
+/// Evaluates positions with the network (inference mode), on the fast
+/// inference path ([`FastNet`]) built from the burn weights.
 pub struct NetEvaluator {
-    net: Net,
-    device: Device,
+    fast: FastNet,
     /// Positions evaluated so far.
     pub positions: u64,
     /// Time spent in `evaluate` so far.
@@ -82,26 +84,42 @@ pub struct NetEvaluator {
 }
 
 impl NetEvaluator {
-    /// Wrap a network; it is switched to inference mode.
-    pub fn new(net: &Net, device: Device) -> Self {
-        net.sync_running_stats();
+    /// Fold the network's weights into the fast inference path.
+    pub fn new(net: &Net) -> Self {
+        Self::with_fast(FastNet::from_net(net))
+    }
+
+    /// An evaluator over a given fast network.
+    pub fn with_fast(fast: FastNet) -> Self {
         NetEvaluator {
-            net: net.valid(),
-            device,
+            fast,
             positions: 0,
             time: Duration::ZERO,
             max_batch: 1024,
         }
     }
 
-    /// Policy logits and WDL probabilities for a batch of observations.
+    /// Policy logits `[n, POLICY_SIZE]` and WDL probabilities `[n, 3]` for a
+    /// batch of observations.
     pub fn infer(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
-        let x = planes_tensor(obs, &self.device);
-        let (p, v) = self.net.forward(x);
-        let v = softmax(v, 1);
-        let p = p.into_data().try_into_vec::<f32>().expect("f32 policy");
-        let v = v.into_data().try_into_vec::<f32>().expect("f32 value");
+        let (p, mut v) = self.fast.forward(obs);
+        for wdl in v.chunks_exact_mut(3) {
+            softmax_in_place(wdl);
+        }
         (p, v)
+    }
+}
+
+/// Softmax of a small slice, in place.
+fn softmax_in_place(x: &mut [f32]) {
+    let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut s = 0.0;
+    for v in x.iter_mut() {
+        *v = (*v - m).exp();
+        s += *v;
+    }
+    for v in x.iter_mut() {
+        *v /= s;
     }
 }
 
@@ -111,24 +129,47 @@ impl Evaluator for NetEvaluator {
         let mut out = Vec::with_capacity(batch.len());
         for chunk in batch.chunks(self.max_batch.max(1)) {
             let obs: Vec<Observation> = chunk.iter().map(|r| Observation::of_game(r.game)).collect();
-            let (p, v) = self.infer(&obs);
-            for (i, r) in chunk.iter().enumerate() {
-                let idx = policy_indices(r.game.position(), r.moves);
-                let logits = &p[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-                let m = idx
-                    .iter()
-                    .map(|&j| logits[j as usize])
-                    .fold(f32::NEG_INFINITY, f32::max);
-                let ex: Vec<f32> = idx.iter().map(|&j| (logits[j as usize] - m).exp()).collect();
-                let s: f32 = ex.iter().sum();
-                out.push(Evaluation {
-                    priors: ex.into_iter().map(|x| x / s).collect(),
-                    wdl: [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]],
-                });
+            let idx: Vec<Vec<u16>> = chunk
+                .iter()
+                .map(|r| policy_indices(r.game.position(), r.moves))
+                .collect();
+            let refs: Vec<&[u16]> = idx.iter().map(|v| v.as_slice()).collect();
+            let (logits, v) = self.fast.evaluate(&obs, &refs);
+            for (i, mut priors) in logits.into_iter().enumerate() {
+                softmax_in_place(&mut priors);
+                let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];
+                softmax_in_place(&mut wdl);
+                out.push(Evaluation { priors, wdl });
             }
         }
         self.positions += batch.len() as u64;
         self.time += t.elapsed();
         out
     }
+}
+
+/// `count` games, each after a random playout of `i % 40` plies from the
+/// standard start (games that ended are skipped): a spread of real
+/// positions for benchmarks and tests of the network. Seeded.
+pub fn bench_games(count: usize, seed: u64) -> Vec<crate::game::Game> {
+    use crate::game::{DrawRules, Game, Variant};
+    use rand::Rng as _;
+    let mut rng = crate::util::rng_stream(seed, "bench-games", 0);
+    let mut games = Vec::with_capacity(count);
+    let mut i = 0usize;
+    while games.len() < count {
+        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        for _ in 0..(i % 40) {
+            let ms = g.position().legal_moves();
+            if g.outcome_with(&ms).is_some() {
+                break;
+            }
+            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+        }
+        i += 1;
+        if g.outcome().is_none() {
+            games.push(g);
+        }
+    }
+    games
 }

@@ -196,7 +196,7 @@ impl Player {
 
     /// A player from a header and a network.
     pub fn from_parts(header: PlayerHeader, net: Net) -> Player {
-        let eval = NetEvaluator::new(&net, Device::flex());
+        let eval = NetEvaluator::new(&net);
         Player {
             header,
             net,

@@ -197,6 +197,24 @@ pub struct Trainer {
     device: Device,
 }
 
+/// Training samples for benchmarks: each game's position with a uniform
+/// policy target over its legal moves (`moves[i]` are game `i`'s legal
+/// moves) and a drawn outcome.
+pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList]) -> Vec<Sample> {
+    games
+        .iter()
+        .zip(moves)
+        .map(|(g, m)| Sample {
+            pos: *g.position(),
+            repeated: false,
+            no_progress: 0.0,
+            policy: vec![1.0 / m.len().max(1) as f32; m.len()],
+            z: [0.0, 1.0, 0.0],
+            q: [0.3, 0.4, 0.3],
+        })
+        .collect()
+}
+
 /// Inputs and targets of one batch.
 struct Batch {
     obs: Vec<Observation>,

@@ -1,0 +1,126 @@
+//! The fast inference path equals burn's forward pass (to 1e-4) on random
+//! positions, for several shapes and batch sizes, with batch-norm statistics
+//! and weights moved away from their initial values by a few training steps.
+
+use burn::module::Module as _;
+use burn::tensor::activation::softmax;
+use burn::tensor::Device;
+use damone::mcts::{EvalRequest, Evaluator};
+use damone::net::{
+    bench_games, planes_tensor, ConvAlgorithm, FastNet, ModelConfig, Net, NetEvaluator, Observation,
+};
+use damone::train::{bench_samples, TrainParams, Trainer};
+
+/// A network of shape `model` after three training steps (so that batch
+/// norm's running statistics, scales and shifts are not the identity).
+fn trained(model: ModelConfig, seed: u64) -> Net {
+    let device = Device::flex();
+    device.seed(seed);
+    let params = TrainParams {
+        batch_size: 32,
+        warmup_steps: 0,
+        lr: 0.02,
+        ..TrainParams::default()
+    };
+    let mut trainer = Trainer::new(model, params, device);
+    let games = bench_games(64, seed);
+    let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let samples = bench_samples(&games, &moves);
+    let mut rng = damone::util::rng_stream(seed, "fastnet-test", 0);
+    for step in 0..3 {
+        let batch: Vec<_> = samples[step * 16..step * 16 + 32].iter().collect();
+        trainer.train_step(&batch, &mut rng);
+    }
+    trainer.net().valid()
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+fn check(model: ModelConfig, seed: u64) {
+    let net = trained(model.clone(), seed);
+    let fast = FastNet::from_net(&net);
+    let im2col = FastNet::with_algorithm(&net, ConvAlgorithm::Im2col);
+    let games = bench_games(70, seed + 100);
+    let obs: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+    for n in [1, 7, 8, 9, 33, 70] {
+        let (p, v) = net.forward(planes_tensor(&obs[..n], &Device::flex()));
+        let p = p.into_data().try_to_vec::<f32>().unwrap();
+        let v = v.into_data().try_to_vec::<f32>().unwrap();
+        for (what, f) in [("winograd", &fast), ("im2col", &im2col)] {
+            let (fp, fv) = f.forward(&obs[..n]);
+            let dp = max_diff(&p, &fp);
+            let dv = max_diff(&v, &fv);
+            assert!(
+                dp <= 1e-4,
+                "{model:?} {what} batch {n}: policy logits differ by {dp}"
+            );
+            assert!(
+                dv <= 1e-4,
+                "{model:?} {what} batch {n}: value logits differ by {dv}"
+            );
+        }
+    }
+    // The search's evaluator: priors at the legal moves and WDL equal the
+    // softmaxes of burn's outputs.
+    let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let reqs: Vec<EvalRequest<'_>> = games
+        .iter()
+        .zip(&moves)
+        .map(|(g, m)| EvalRequest { game: g, moves: m })
+        .collect();
+    let evals = NetEvaluator::new(&net).evaluate(&reqs);
+    let (p, v) = net.forward(planes_tensor(&obs, &Device::flex()));
+    let v = softmax(v, 1).into_data().try_to_vec::<f32>().unwrap();
+    let p = p.into_data().try_to_vec::<f32>().unwrap();
+    for (i, e) in evals.iter().enumerate() {
+        let idx = damone::net::policy_indices(games[i].position(), &moves[i]);
+        let logits: Vec<f32> = idx
+            .iter()
+            .map(|&j| p[i * damone::net::POLICY_SIZE + j as usize])
+            .collect();
+        let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let ex: Vec<f32> = logits.iter().map(|x| (x - m).exp()).collect();
+        let s: f32 = ex.iter().sum();
+        let want: Vec<f32> = ex.iter().map(|x| x / s).collect();
+        assert!(max_diff(&want, &e.priors) <= 1e-4, "position {i}: priors differ");
+        assert!(
+            max_diff(&v[i * 3..i * 3 + 3], &e.wdl) <= 1e-4,
+            "position {i}: WDL differs"
+        );
+    }
+}
+
+#[test]
+fn fast_path_equals_burn_default_shape() {
+    check(
+        ModelConfig {
+            blocks: 4,
+            channels: 32,
+            value_hidden: 64,
+        },
+        1,
+    );
+}
+
+#[test]
+fn fast_path_equals_burn_other_shapes() {
+    check(
+        ModelConfig {
+            blocks: 1,
+            channels: 12,
+            value_hidden: 5,
+        },
+        2,
+    );
+    check(
+        ModelConfig {
+            blocks: 2,
+            channels: 48,
+            value_hidden: 64,
+        },
+        3,
+    );
+}
