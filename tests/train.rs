@@ -50,6 +50,8 @@ fn metrics(dir: &Path) -> Vec<Vec<String>> {
         "samples_per_s",
         "net_evals_per_s",
         "search_share",
+        "selfplay_cpu_busy",
+        "train_cpu_busy",
     ];
     lines
         .map(|l| {

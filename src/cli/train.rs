@@ -403,6 +403,8 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         "net_evals",
         "net_evals_per_s",
         "search_share",
+        "selfplay_cpu_busy",
+        "train_cpu_busy",
         "loss_policy",
         "loss_value",
         "lr",
@@ -466,6 +468,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
             a.quiet,
         );
         let t_sp = Instant::now();
+        let cpu_sp = damone::util::process_cpu_seconds();
         let (samples, stats) = run_selfplay(
             &mut env,
             &cfg.search,
@@ -476,6 +479,8 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         );
         pb.finish_and_clear();
         let selfplay_s = t_sp.elapsed().as_secs_f64();
+        let cpu_tr = damone::util::process_cpu_seconds();
+        let selfplay_busy = damone::util::cpu_busy_share(cpu_sp, cpu_tr, selfplay_s, cfg.threads);
         let new_samples = samples.len();
         window.extend(samples);
         // Training.
@@ -490,6 +495,8 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         let losses = trainer.train(&window, steps, &mut rng, || pb.inc(1));
         pb.finish_and_clear();
         let train_s = t_tr.elapsed().as_secs_f64();
+        let train_busy =
+            damone::util::cpu_busy_share(cpu_tr, damone::util::process_cpu_seconds(), train_s, cfg.threads);
         // Evaluation.
         let is_last = cfg.iterations > 0 && k == cfg.iterations;
         let mut results = Vec::new();
@@ -546,6 +553,8 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
                 evaluator.positions as f64 / evaluator.time.as_secs_f64().max(1e-9)
             ),
             format!("{:.3}", 1.0 - evaluator.time.as_secs_f64() / selfplay_s.max(1e-9)),
+            format!("{selfplay_busy:.3}"),
+            format!("{train_busy:.3}"),
             format!("{:.5}", losses.policy),
             format!("{:.5}", losses.value),
             format!("{lr:.6}"),

@@ -73,7 +73,7 @@ impl WinogradConv {
 
     /// Scratch floats needed for `n` positions (transformed input and output).
     pub fn scratch_len(&self, n: usize) -> usize {
-        16 * (stride(n * TILES, self.c_in) + stride(n * TILES, self.c_out))
+        16 * (stride(n * TILES, self.c_in) + stride(n * TILES, self.c_out)) + n * 100 * self.c_in
     }
 
     /// `out = relu(conv(x) + bias [+ residual])` for `n` positions; `x` is
@@ -89,8 +89,9 @@ impl WinogradConv {
         let (ci, co) = (self.c_in, self.c_out);
         let tiles = n * TILES;
         let (vs, ms) = (stride(tiles, ci), stride(tiles, co));
-        let (v, m) = scratch[..16 * (vs + ms)].split_at_mut(16 * vs);
-        input_transform(x, n, ci, v);
+        let (v, rest) = scratch[..16 * (vs + ms) + n * 100 * ci].split_at_mut(16 * vs);
+        let (m, pad) = rest.split_at_mut(16 * ms);
+        input_transform(x, n, ci, pad, v);
         for xi in 0..16 {
             // SAFETY: v, u and m hold 16 matrices of tiles x ci, ci x co and
             // tiles x co floats.
@@ -170,55 +171,55 @@ fn store(dst: &mut [f32], v: &Lane, w: usize) {
 }
 
 /// `V[xi][tile][c]` for every tile of `n` positions.
-fn input_transform(x: &[f32], n: usize, c: usize, v: &mut [f32]) {
+/// `pad` is scratch for the zero-bordered 10x10 copy of each position.
+fn input_transform(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { input_transform_avx2(x, n, c, v) };
+        unsafe { input_transform_avx2(x, n, c, pad, v) };
         return;
     }
-    input_transform_impl(x, n, c, v)
+    input_transform_impl(x, n, c, pad, v)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn input_transform_avx2(x: &[f32], n: usize, c: usize, v: &mut [f32]) {
-    input_transform_impl(x, n, c, v)
+unsafe fn input_transform_avx2(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
+    input_transform_impl(x, n, c, pad, v)
 }
 
 #[inline(always)]
-fn input_transform_impl(x: &[f32], n: usize, c: usize, v: &mut [f32]) {
+fn input_transform_impl(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
     let tiles = n * TILES;
     let vs = stride(tiles, c);
-    assert!(x.len() >= n * 64 * c && v.len() >= 16 * vs);
+    assert!(x.len() >= n * 64 * c && v.len() >= 16 * vs && pad.len() >= n * 100 * c);
+    // Each position on a 10x10 grid with a zero border: patches then read
+    // without branches.
+    pad[..n * 100 * c].fill(0.0);
+    for p in 0..n {
+        for y in 0..8 {
+            let src = &x[(p * 64 + y * 8) * c..(p * 64 + y * 8 + 8) * c];
+            let at = (p * 100 + (y + 1) * 10 + 1) * c;
+            pad[at..at + 8 * c].copy_from_slice(src);
+        }
+    }
     for p in 0..n {
         for ty in 0..4 {
             for tx in 0..4 {
                 let tile = p * TILES + ty * 4 + tx;
-                // Row offsets of the 4x4 patch (None off the board).
-                let mut src = [None; 16];
-                for (k, s) in src.iter_mut().enumerate() {
-                    let (y, x) = (2 * ty + k / 4, 2 * tx + k % 4);
-                    if (1..=8).contains(&y) && (1..=8).contains(&x) {
-                        *s = Some((p * 64 + (y - 1) * 8 + (x - 1)) * c);
-                    }
-                }
+                let corner = (p * 100 + 2 * ty * 10 + 2 * tx) * c;
                 let mut k0 = 0;
                 while k0 < c {
                     let w = W.min(c - k0);
-                    let mut d = [[0.0f32; W]; 16];
-                    for (dk, s) in d.iter_mut().zip(&src) {
-                        if let Some(o) = s {
-                            *dk = load(&x[o + k0..], w);
-                        }
-                    }
+                    let d = |i: usize, j: usize| load(&pad[corner + (i * 10 + j) * c + k0..], w);
                     // Bᵀ d (rows), then · B (columns).
                     let mut t = [[0.0f32; W]; 16];
                     for j in 0..4 {
-                        t[j] = sub(d[j], d[8 + j]);
-                        t[4 + j] = add(d[4 + j], d[8 + j]);
-                        t[8 + j] = sub(d[8 + j], d[4 + j]);
-                        t[12 + j] = sub(d[4 + j], d[12 + j]);
+                        let (d0, d1, d2, d3) = (d(0, j), d(1, j), d(2, j), d(3, j));
+                        t[j] = sub(d0, d2);
+                        t[4 + j] = add(d1, d2);
+                        t[8 + j] = sub(d2, d1);
+                        t[12 + j] = sub(d1, d3);
                     }
                     for a in 0..4 {
                         let r = &t[a * 4..a * 4 + 4];

@@ -18,6 +18,29 @@ pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
     Rng::seed_from_u64(mixed)
 }
 
+/// CPU seconds (user + system, all threads) this process has used so far,
+/// read from Linux's
+/// `/proc/self/stat` (clock ticks of 1/100 s). `None` where that file does
+/// not exist (other systems).
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) in parentheses;
+    // utime and stime are the 14th and 15th fields of the whole line.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Share of `threads` cores kept busy between two readings of
+/// [`process_cpu_seconds`] over `wall` seconds (NaN when unknown).
+pub fn cpu_busy_share(before: Option<f64>, after: Option<f64>, wall: f64, threads: usize) -> f64 {
+    match (before, after) {
+        (Some(b), Some(a)) if wall > 0.0 => (a - b) / (wall * threads.max(1) as f64),
+        _ => f64::NAN,
+    }
+}
+
 /// 64-bit FNV-1a hash.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
