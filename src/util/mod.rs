@@ -1,4 +1,5 @@
-//! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing.
+//! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing
+//! and process CPU time.
 
 pub mod elo;
 
@@ -19,9 +20,8 @@ pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
 }
 
 /// CPU seconds (user + system, all threads) this process has used so far,
-/// read from Linux's
-/// `/proc/self/stat` (clock ticks of 1/100 s). `None` where that file does
-/// not exist (other systems).
+/// read from Linux's `/proc/self/stat` (clock ticks of 1/100 s). `None`
+/// where that file does not exist (other systems).
 pub fn process_cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the command name (which may hold spaces) in parentheses;
