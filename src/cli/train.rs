@@ -381,7 +381,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
     }
     let metrics_path = run.root.join("metrics.csv");
     let evals_path = run.root.join("eval_games.csv");
-    let (_, mut metric_rows) = read_rows(&metrics_path, start_iter - 1);
+    let (old_header, mut metric_rows) = read_rows(&metrics_path, start_iter - 1);
     let (_, mut eval_rows) = read_rows(&evals_path, start_iter - 1);
     let eval_header = "iteration,opponent,game,net_color,result,score,plies,reason";
     let mut header = vec![
@@ -424,6 +424,27 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         }
     }
     let header = header.join(",");
+    // A run resumed by a build with other metrics columns: carry the old
+    // rows over by column name (blank where the old file had no value).
+    if let Some(old) = old_header.filter(|h| *h != header) {
+        let old: Vec<&str> = old.split(',').collect();
+        metric_rows = metric_rows
+            .iter()
+            .map(|row| {
+                let vals: Vec<&str> = row.split(',').collect();
+                header
+                    .split(',')
+                    .map(|h| {
+                        old.iter()
+                            .position(|o| *o == h)
+                            .and_then(|i| vals.get(i).copied())
+                            .unwrap_or("")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+    }
     if !a.quiet {
         eprintln!(
             "run '{}' in {}: model {}x{}, {} games/iteration at {} sims, {} threads{}",
