@@ -163,10 +163,12 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
     let net = cfg.model.init(&device);
     let valid = net.valid();
     let mut ev = NetEvaluator::new(&net);
-    let im2col = NetEvaluator::with_fast(damone::net::FastNet::with_algorithm(
-        &net,
-        damone::net::ConvAlgorithm::Im2col,
-    ));
+    let im2col = a.ablation.then(|| {
+        NetEvaluator::with_fast(damone::net::FastNet::with_algorithm(
+            &net,
+            damone::net::ConvAlgorithm::Im2col,
+        ))
+    });
     let max_batch = a.batch.iter().copied().max().unwrap_or(1) as usize;
     let games = damone::net::bench_games(max_batch, 1);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
@@ -210,7 +212,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
                     ev.infer(obs);
                 });
                 report("forward", t, b, rate * b as f64, "positions");
-                if a.ablation {
+                if let Some(im2col) = &im2col {
                     let rate = per_second(a.seconds, || {
                         im2col.infer(obs);
                     });

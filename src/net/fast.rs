@@ -373,21 +373,23 @@ impl FastNet {
         }
     }
 
-    /// The tower and the cheap heads for `n` positions whose NCHW planes are
-    /// `planes` (`[n, PLANES, 64]`); writes `[n, 128]` policy inputs and
-    /// `[n, 3]` value logits.
-    fn trunk_chunk(&self, planes: &[f32], n: usize, policy_in: &mut [f32], value: &mut [f32]) {
+    /// The tower and the cheap heads for a chunk of observations; writes
+    /// `[n, 128]` policy inputs and `[n, 3]` value logits.
+    fn trunk_chunk(&self, obs: &[Observation], policy_in: &mut [f32], value: &mut [f32]) {
+        let n = obs.len();
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
             let c = self.channels;
             grow(&mut s.a, n * 64 * c.max(PLANES));
             grow(&mut s.b, n * 64 * c);
             grow(&mut s.c, n * 64 * c);
-            // NCHW planes -> NHWC.
-            for p in 0..n {
+            // Each observation's planes (plane-major), transposed to NHWC rows.
+            let mut planes = [0.0f32; PLANES * 64];
+            for (p, o) in obs.iter().enumerate() {
+                o.write_planes(&mut planes);
                 for pl in 0..PLANES {
                     for cell in 0..64 {
-                        s.a[(p * 64 + cell) * PLANES + pl] = planes[(p * PLANES + pl) * 64 + cell];
+                        s.a[(p * 64 + cell) * PLANES + pl] = planes[pl * 64 + cell];
                     }
                 }
             }
@@ -413,23 +415,16 @@ impl FastNet {
 
     fn trunk(&self, obs: &[Observation]) -> Trunk {
         let n = obs.len();
-        let pin = 2 * 64;
+        let pin = self.policy_fc.inputs;
         let mut policy_in = vec![0.0f32; n * pin];
         let mut value = vec![0.0f32; n * 3];
-        let work = |o: &[Observation], p: &mut [f32], v: &mut [f32]| {
-            let mut planes = vec![0.0f32; o.len() * PLANES * 64];
-            for (ob, chunk) in o.iter().zip(planes.chunks_mut(PLANES * 64)) {
-                ob.write_planes(chunk);
-            }
-            self.trunk_chunk(&planes, o.len(), p, v);
-        };
         if n <= CHUNK {
-            work(obs, &mut policy_in, &mut value);
+            self.trunk_chunk(obs, &mut policy_in, &mut value);
         } else {
             obs.par_chunks(CHUNK)
                 .zip(policy_in.par_chunks_mut(CHUNK * pin))
                 .zip(value.par_chunks_mut(CHUNK * 3))
-                .for_each(|((o, p), v)| work(o, p, v));
+                .for_each(|((o, p), v)| self.trunk_chunk(o, p, v));
         }
         Trunk { policy_in, value }
     }
@@ -453,7 +448,7 @@ impl FastNet {
     /// Policy logits at the given indices only (one slice of indices per
     /// position) and value logits `[n, 3]`: what the search needs, without
     /// the other ~4,000 logits of the dense policy layer.
-    pub fn evaluate(&self, obs: &[Observation], indices: &[&[u16]]) -> (Vec<Vec<f32>>, Vec<f32>) {
+    pub fn evaluate<I: AsRef<[u16]>>(&self, obs: &[Observation], indices: &[I]) -> (Vec<Vec<f32>>, Vec<f32>) {
         assert_eq!(obs.len(), indices.len());
         let t = self.trunk(obs);
         let pin = self.policy_fc.inputs;
@@ -462,7 +457,8 @@ impl FastNet {
             .enumerate()
             .map(|(p, idx)| {
                 let x = &t.policy_in[p * pin..(p + 1) * pin];
-                idx.iter()
+                idx.as_ref()
+                    .iter()
                     .map(|&j| {
                         let w = &self.policy_fc_t[j as usize * pin..(j as usize + 1) * pin];
                         self.policy_fc.b[j as usize] + dot(x, w)

@@ -133,8 +133,7 @@ impl Evaluator for NetEvaluator {
                 .iter()
                 .map(|r| policy_indices(r.game.position(), r.moves))
                 .collect();
-            let refs: Vec<&[u16]> = idx.iter().map(|v| v.as_slice()).collect();
-            let (logits, v) = self.fast.evaluate(&obs, &refs);
+            let (logits, v) = self.fast.evaluate(&obs, &idx);
             for (i, mut priors) in logits.into_iter().enumerate() {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];
