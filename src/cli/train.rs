@@ -403,6 +403,8 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
         "net_evals",
         "net_evals_per_s",
         "search_share",
+        "mean_batch",
+        "min_batch",
         "selfplay_cpu_busy",
         "train_cpu_busy",
         "loss_policy",
@@ -574,6 +576,11 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
                 evaluator.positions as f64 / evaluator.time.as_secs_f64().max(1e-9)
             ),
             format!("{:.3}", 1.0 - evaluator.time.as_secs_f64() / selfplay_s.max(1e-9)),
+            format!(
+                "{:.1}",
+                evaluator.positions as f64 / evaluator.batches.max(1) as f64
+            ),
+            evaluator.min_batch.to_string(),
             format!("{selfplay_busy:.3}"),
             format!("{train_busy:.3}"),
             format!("{:.5}", losses.policy),

@@ -81,6 +81,10 @@ pub struct NetEvaluator {
     pub time: Duration,
     /// Largest batch given to one forward pass (larger requests are split).
     pub max_batch: usize,
+    /// Forward passes so far (`positions / batches` is the mean batch).
+    pub batches: u64,
+    /// Smallest batch of one forward pass so far (0 before the first).
+    pub min_batch: usize,
 }
 
 impl NetEvaluator {
@@ -96,6 +100,8 @@ impl NetEvaluator {
             positions: 0,
             time: Duration::ZERO,
             max_batch: 1024,
+            batches: 0,
+            min_batch: 0,
         }
     }
 
@@ -134,6 +140,12 @@ impl Evaluator for NetEvaluator {
                 .map(|r| policy_indices(r.game.position(), r.moves))
                 .collect();
             let (logits, v) = self.fast.evaluate(&obs, &idx);
+            self.min_batch = if self.batches == 0 {
+                chunk.len()
+            } else {
+                self.min_batch.min(chunk.len())
+            };
+            self.batches += 1;
             for (i, mut priors) in logits.into_iter().enumerate() {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];
