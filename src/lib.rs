@@ -7,17 +7,35 @@
 //!
 //! | module | owns |
 //! | --- | --- |
-//! | [`util`] | seeded RNG streams, atomic file writes, Elo maths |
-//! | [`game`] | the rules engine and notation |
-//! | [`mcts`] | PUCT and Gumbel search over any position, the `Evaluator` trait |
-//! | [`arena`] | the `Player` trait, baseline bots, matches, tournaments, ratings |
+//! | [`util`] | seeded RNG streams, the binary reader/writer, atomic writes, Elo maths, CPU time |
+//! | [`game`] | the rules engine: positions, moves, games, notation, FEN, perft |
+//! | [`mcts`] | PUCT and Gumbel search over any position, the `Evaluator` trait, `Wdl` |
+//! | [`net`] | input encoding and policy index, the burn model, the fast inference path, `NetEvaluator` |
+//! | [`data`] | training samples, the replay window and its file |
+//! | [`selfplay`] | the vectorised environment and the self-play driver that never waits |
+//! | [`train`] | losses, optimisers, schedules: the learner |
+//! | [`arena`] | the `Player` trait, baseline bots, specs, matches, tournaments, evaluation games |
+//! | [`run`] | a training run: config, loop, observer events, checkpoints, CSV logs |
+//! | [`player`] | player files, loading any network player, the player factory |
+//!
+//! The way data takes through a run is drawn in `ARCHITECTURE.md`.
+
+pub mod util;
+
+pub mod game;
+
+pub mod mcts;
+
+pub mod net;
+
+pub mod data;
+
+pub mod selfplay;
+
+pub mod train;
 
 pub mod arena;
-pub mod data;
-pub mod game;
-pub mod mcts;
-pub mod net;
+
+pub mod run;
+
 pub mod player;
-pub mod selfplay;
-pub mod train;
-pub mod util;

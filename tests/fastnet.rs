@@ -87,7 +87,7 @@ fn check(model: ModelConfig, seed: u64) {
         let want: Vec<f32> = ex.iter().map(|x| x / s).collect();
         assert!(max_diff(&want, &e.priors) <= 1e-4, "position {i}: priors differ");
         assert!(
-            max_diff(&v[i * 3..i * 3 + 3], &e.wdl) <= 1e-4,
+            max_diff(&v[i * 3..i * 3 + 3], &e.wdl.to_array()) <= 1e-4,
             "position {i}: WDL differs"
         );
     }

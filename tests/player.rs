@@ -99,10 +99,15 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
     };
     assert_eq!(moves(&dir.join("m1")), moves(&dir.join("m2")));
     // The library API loads the file too.
-    let mut p = damone::player::Player::load(&file).unwrap();
-    assert_eq!(p.header().provenance.iteration, 1);
+    let loaded = damone::player::LoadedNet::load(&file).unwrap();
+    assert_eq!(loaded.header.provenance.iteration, 1);
+    let mut p = loaded.player("p", 1);
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
-    assert!(p.best_move(&g, damone::player::Budget::Simulations(8)).is_some());
+    use damone::arena::Player as _;
+    p.search_params_mut()
+        .unwrap()
+        .set_budget(damone::mcts::Budget::Simulations(8));
+    assert_eq!(p.analyse(&g).unwrap().simulations, 8);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -28,12 +28,12 @@ fn puct_and_gumbel_find_the_winning_move() {
         };
         let g = game(WIN_IN_ONE);
         let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
-        let r = search(&mut t, &mut UniformEvaluator, 64).unwrap();
+        let r = search(&mut t, &mut UniformEvaluator).unwrap();
         assert_eq!(r.best.to_string(), "c6-b7", "{algo:?}");
         let i = r.moves.iter().position(|m| m.to_string() == "c6-b7").unwrap();
         assert_eq!(r.q[i], Some(1.0), "{algo:?}: exact terminal value");
         assert!(
-            r.wdl[0] > r.wdl[2] + 0.3,
+            r.wdl.win > r.wdl.loss + 0.3,
             "{algo:?}: root value for the side to move {:?}",
             r.wdl
         );
@@ -53,7 +53,7 @@ fn search_is_deterministic_for_a_seed() {
         };
         let mut t = Tree::new(&g, params, rng_stream(seed, "t", 0));
         let mut ev = RolloutEvaluator::new(rng_stream(seed, "ev", 0));
-        let r = search(&mut t, &mut ev, 300).unwrap();
+        let r = search(&mut t, &mut ev).unwrap();
         (r.visits, r.best)
     };
     assert_eq!(run(5), run(5));
@@ -97,8 +97,12 @@ fn batched_search_runs_many_trees_with_virtual_loss() {
 #[test]
 fn tree_reuse_keeps_the_subtree() {
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
-    let mut t = Tree::new(&g, SearchParams::default(), rng_stream(1, "t", 0));
-    let r = search(&mut t, &mut UniformEvaluator, 400).unwrap();
+    let params = SearchParams {
+        simulations: 400,
+        ..Default::default()
+    };
+    let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
+    let r = search(&mut t, &mut UniformEvaluator).unwrap();
     let i = r.visits.iter().enumerate().max_by_key(|(_, v)| **v).unwrap().0;
     t.advance(&r.moves[i]);
     assert_eq!(t.root_visits(), r.visits[i]);

@@ -2,6 +2,7 @@
 //! threads = 1 is reproducible to the byte, kill -9 then --resume continues
 //! without corrupt files or lost work, and bad configs get clear errors.
 
+use damone::run::{read_rows, EvalGameRow, Metrics};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,44 +37,13 @@ fn train(dir: &Path, extra: &[&str]) -> (i32, String) {
     )
 }
 
-/// metrics.csv as (header, rows) with the timing columns blanked.
-fn metrics(dir: &Path) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(dir.join("tiny/metrics.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let timing = [
-        "wall_s",
-        "iter_s",
-        "selfplay_s",
-        "train_s",
-        "positions_per_s",
-        "samples_per_s",
-        "net_evals_per_s",
-        "search_share",
-        "selfplay_cpu_busy",
-        "train_cpu_busy",
-    ];
-    lines
-        .map(|l| {
-            l.split(',')
-                .zip(&header)
-                .map(|(v, h)| {
-                    if timing.contains(h) {
-                        String::new()
-                    } else {
-                        v.to_string()
-                    }
-                })
-                .collect()
-        })
+/// metrics.csv read back through the library's row type, timing zeroed.
+fn metrics(dir: &Path) -> Vec<Metrics> {
+    read_rows::<Metrics>(&dir.join("tiny/metrics.csv"))
+        .unwrap()
+        .iter()
+        .map(Metrics::without_timing)
         .collect()
-}
-
-fn col(rows: &[Vec<String>], dir: &Path, name: &str) -> Vec<f64> {
-    let text = std::fs::read_to_string(dir.join("tiny/metrics.csv")).unwrap();
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let i = header.iter().position(|h| *h == name).unwrap();
-    rows.iter().map(|r| r[i].parse().unwrap()).collect()
 }
 
 #[test]
@@ -87,19 +57,21 @@ fn tiny_run_learns_and_is_reproducible() {
     let ma = metrics(&a);
     assert_eq!(ma.len(), 4);
     // The training loss falls from the first to the last iteration.
-    let p = col(&ma, &a, "loss_policy");
-    let v = col(&ma, &a, "loss_value");
+    let p: Vec<f64> = ma.iter().map(|m| m.loss_policy).collect();
+    let v: Vec<f64> = ma.iter().map(|m| m.loss_value).collect();
     assert!(p[3] + v[3] < p[0] + v[0], "policy {p:?} value {v:?}");
     // threads = 1: same metrics (timing aside) and the same checkpoint bytes.
     assert_eq!(ma, metrics(&b));
     // (config.toml differs only in checkpoint_dir.)
-    for f in ["model.bpk", "optimizer.bpk", "replay.bin", "state.toml"] {
+    for f in ["model.bpk", "optimizer.bpk", "replay.bin", "selfplay.bin"] {
         let fa = std::fs::read(a.join("tiny/iter_0004").join(f)).unwrap();
         let fb = std::fs::read(b.join("tiny/iter_0004").join(f)).unwrap();
         assert!(fa == fb, "{f} differs between two runs with the same seed");
     }
-    let evals = std::fs::read_to_string(a.join("tiny/eval_games.csv")).unwrap();
-    assert!(evals.lines().count() >= 3, "{evals}");
+    let games: Vec<EvalGameRow> = read_rows(&a.join("tiny/eval_games.csv")).unwrap();
+    assert!(games.len() >= 2, "{games:?}");
+    // Self-play never waits: games run on across iterations.
+    assert!(ma.iter().all(|m| m.games_in_flight > 0 && m.mean_batch > 1.0));
     let _ = std::fs::remove_dir_all(&a);
     let _ = std::fs::remove_dir_all(&b);
 }
@@ -137,8 +109,8 @@ fn kill_then_resume_loses_at_most_one_iteration() {
     let (code, err) = train(&dir, &["--resume", "--set", "iterations=6"]);
     assert_eq!(code, 0, "{err}");
     let m = metrics(&dir);
-    let iters: Vec<String> = m.iter().map(|r| r[0].clone()).collect();
-    assert_eq!(iters, ["1", "2", "3", "4", "5", "6"]);
+    let iters: Vec<u32> = m.iter().map(|r| r.iteration).collect();
+    assert_eq!(iters, [1, 2, 3, 4, 5, 6]);
     // Resuming is exact: the same result as the uninterrupted run.
     assert_eq!(m, metrics(&reference));
     let fa = std::fs::read(dir.join("tiny/iter_0006/model.bpk")).unwrap();
@@ -184,12 +156,20 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
     // A checkpoint of another format version.
     std::fs::write(w, &bytes).unwrap();
     let st = dir.join("tiny/iter_0001/state.toml");
-    let text = std::fs::read_to_string(&st)
+    let text: String = std::fs::read_to_string(&st)
         .unwrap()
-        .replace("version = 1", "version = 99");
+        .lines()
+        .map(|l| {
+            if l.starts_with("version =") {
+                "version = 99\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
     std::fs::write(&st, text).unwrap();
     let (code, err) = train(&dir, &["--resume", "--set", "iterations=2"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("version"), "{err}");
+    assert!(err.contains("format version 99"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,16 +1,19 @@
-//! The arena: the [`Player`] trait, baseline bots (alpha-beta, random,
-//! rollout MCTS), player spec strings, matches, tournaments and ratings.
+//! The arena: the [`Player`] trait (the one abstraction of something that
+//! plays, with an optional analysis), baseline bots (alpha-beta, random,
+//! MCTS over any evaluator), player spec strings, matches, tournaments,
+//! ratings, and evaluation games against alpha-beta.
 
 pub mod alphabeta;
+pub mod evaluation;
 pub mod spec;
 pub mod tournament;
 
 pub use alphabeta::{AlphaBeta, Limits};
-pub use spec::{builtin_factory, PlayerFactory, PlayerSpec, SpecError};
+pub use spec::{builtin_factory, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use tournament::{run_games, GameRecord, GameTask, MatchSettings, Standings};
 
 use crate::game::{Game, Move};
-use crate::mcts::{search, Evaluator, RolloutEvaluator, SearchParams, Tree};
+use crate::mcts::{search, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};
 use crate::util::Rng;
 use rand::Rng as _;
 
@@ -23,6 +26,56 @@ pub trait Player: Send {
     fn choose(&mut self, game: &Game) -> Move;
     /// Told about every move played (its own and the opponent's), after it is played.
     fn observe(&mut self, _mv: &Move) {}
+    /// Search `game` and report the candidate moves: players that search
+    /// do; None for the others, or when the game is over.
+    fn analyse(&mut self, _game: &Game) -> Option<Analysis> {
+        None
+    }
+    /// The search settings (budget included) of a player that searches.
+    fn search_params_mut(&mut self) -> Option<&mut SearchParams> {
+        None
+    }
+}
+
+/// One candidate move of an analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalysisLine {
+    pub mv: Move,
+    pub visits: u32,
+    pub prior: f32,
+    /// Mean value for the side to move (win minus loss), if visited.
+    pub q: Option<f32>,
+}
+
+/// A search's report: candidate moves, most visited first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub lines: Vec<AnalysisLine>,
+    /// The move the player would play.
+    pub best: Move,
+    /// Root estimate for the side to move.
+    pub wdl: Wdl,
+    pub simulations: u32,
+}
+
+impl From<SearchResult> for Analysis {
+    fn from(r: SearchResult) -> Analysis {
+        let mut lines: Vec<AnalysisLine> = (0..r.moves.len())
+            .map(|i| AnalysisLine {
+                mv: r.moves[i],
+                visits: r.visits[i],
+                prior: r.priors[i],
+                q: r.q[i],
+            })
+            .collect();
+        lines.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        Analysis {
+            lines,
+            best: r.best,
+            wdl: r.wdl,
+            simulations: r.simulations,
+        }
+    }
 }
 
 /// Plays a uniformly random legal move.
@@ -78,11 +131,13 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
     }
 }
 
-impl<E: Evaluator + Send> Player for MctsPlayer<E> {
-    fn name(&self) -> String {
-        self.name.clone()
+impl<E: Evaluator + Send> MctsPlayer<E> {
+    /// The search settings.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
     }
-    fn choose(&mut self, game: &Game) -> Move {
+
+    fn search(&mut self, game: &Game) -> Option<SearchResult> {
         let stale = self
             .tree
             .as_ref()
@@ -96,9 +151,28 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
             ));
         }
         let tree = self.tree.as_mut().expect("tree");
-        search(tree, &mut self.eval, self.params.simulations)
+        *tree.params_mut() = self.params.clone();
+        search(tree, &mut self.eval)
+    }
+}
+
+impl<E: Evaluator + Send> Player for MctsPlayer<E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, game: &Game) -> Move {
+        self.search(game)
             .map(|r| r.best)
             .unwrap_or_else(|| game.position().legal_moves()[0])
+    }
+    fn analyse(&mut self, game: &Game) -> Option<Analysis> {
+        if game.outcome().is_some() {
+            return None;
+        }
+        self.search(game).map(Analysis::from)
+    }
+    fn search_params_mut(&mut self) -> Option<&mut SearchParams> {
+        Some(&mut self.params)
     }
     fn observe(&mut self, mv: &Move) {
         if let Some(t) = self.tree.as_mut() {

@@ -1,7 +1,7 @@
 //! Player spec strings: `random`, `alphabeta:depth=4`,
 //! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`, `mcts:sims=800`,
-//! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by the CLI,
-//! which knows the network).
+//! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
+//! `player::factory`, which knows networks).
 
 use super::{AlphaBeta, Limits, MctsPlayer, Player, RandomPlayer};
 use crate::mcts::{SearchAlgorithm, SearchParams};
@@ -10,10 +10,51 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The kinds of player a spec can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayerKind {
+    /// Uniformly random legal moves.
+    Random,
+    /// Alpha-beta search with a depth, node or time limit.
+    AlphaBeta,
+    /// MCTS with random-rollout values.
+    Mcts,
+    /// MCTS guided by a network (a checkpoint folder or a player file).
+    Net,
+}
+
+impl PlayerKind {
+    /// Every kind, as written in specs.
+    pub const NAMES: [&'static str; 4] = ["random", "alphabeta", "mcts", "net"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayerKind::Random => "random",
+            PlayerKind::AlphaBeta => "alphabeta",
+            PlayerKind::Mcts => "mcts",
+            PlayerKind::Net => "net",
+        }
+    }
+}
+
+impl std::str::FromStr for PlayerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(PlayerKind::Random),
+            "alphabeta" => Ok(PlayerKind::AlphaBeta),
+            "mcts" => Ok(PlayerKind::Mcts),
+            "net" => Ok(PlayerKind::Net),
+            _ => Err(s.to_string()),
+        }
+    }
+}
+
 /// A parsed player spec: a kind, an optional path (for `net`) and options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
-    pub kind: String,
+    pub kind: PlayerKind,
     pub path: Option<String>,
     pub options: BTreeMap<String, String>,
     /// The spec as written (used as the player's name).
@@ -25,7 +66,7 @@ pub struct PlayerSpec {
 pub enum SpecError {
     #[error("empty player spec")]
     Empty,
-    #[error("unknown player kind '{0}' in '{1}' (expected random, alphabeta, mcts or net)")]
+    #[error("unknown player kind '{0}' in '{1}' (expected one of: random, alphabeta, mcts, net)")]
     UnknownKind(String, String),
     #[error("bad option '{0}' in '{1}' (expected key=value)")]
     BadOption(String, String),
@@ -51,9 +92,9 @@ impl PlayerSpec {
             Some((k, r)) => (k.trim(), r),
             None => (text, ""),
         };
-        if !["random", "alphabeta", "mcts", "net"].contains(&kind) {
-            return Err(SpecError::UnknownKind(kind.to_string(), text.to_string()));
-        }
+        let kind: PlayerKind = kind
+            .parse()
+            .map_err(|k| SpecError::UnknownKind(k, text.to_string()))?;
         let mut path = None;
         let mut options = BTreeMap::new();
         for (i, part) in rest.split(',').map(str::trim).enumerate() {
@@ -64,18 +105,18 @@ impl PlayerSpec {
                 Some((k, v)) if !k.trim().is_empty() => {
                     options.insert(k.trim().to_string(), v.trim().to_string());
                 }
-                _ if kind == "net" && i == 0 => path = Some(part.to_string()),
+                _ if kind == PlayerKind::Net && i == 0 => path = Some(part.to_string()),
                 _ => return Err(SpecError::BadOption(part.to_string(), text.to_string())),
             }
         }
-        if kind == "net" && path.is_none() {
+        if kind == PlayerKind::Net && path.is_none() {
             return Err(SpecError::Missing(
                 text.to_string(),
                 "a checkpoint or player file: net:PATH,sims=N".into(),
             ));
         }
         Ok(PlayerSpec {
-            kind: kind.to_string(),
+            kind,
             path,
             options,
             text: text.to_string(),
@@ -88,7 +129,7 @@ impl PlayerSpec {
             if !allowed.contains(&k.as_str()) {
                 return Err(SpecError::UnknownOption(
                     k.clone(),
-                    self.kind.clone(),
+                    self.kind.name().to_string(),
                     allowed.join(", "),
                 ));
             }
@@ -124,11 +165,15 @@ impl PlayerSpec {
     }
 
     /// Search parameters from the options shared by `mcts` and `net`:
-    /// `sims`, `algo` (puct or gumbel), `cpuct`.
+    /// `sims`, `movetime` (milliseconds per move, instead of `sims`),
+    /// `algo` (puct or gumbel), `cpuct`.
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
             p.simulations = s.min(u32::MAX as u64) as u32;
+        }
+        if let Some(ms) = self.get_positive("movetime")? {
+            p.movetime_ms = ms;
         }
         if let Some(a) = self.options.get("algo") {
             p.algorithm = match a.as_str() {
@@ -157,14 +202,14 @@ impl PlayerSpec {
 /// `net` specs are built by the CLI.
 pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
     let name = spec.text.clone();
-    match spec.kind.as_str() {
-        "random" => {
+    match spec.kind {
+        PlayerKind::Random => {
             spec.check_options(&[])?;
             Ok(Arc::new(move |seed| {
                 Box::new(RandomPlayer::new(rng_stream(seed, "random-player", 0)))
             }))
         }
-        "alphabeta" => {
+        PlayerKind::AlphaBeta => {
             spec.check_options(&["depth", "nodes", "movetime"])?;
             let limits = Limits {
                 depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
@@ -181,8 +226,8 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
             };
             Ok(Arc::new(move |_| Box::new(AlphaBeta::new(name.clone(), limits))))
         }
-        "mcts" => {
-            spec.check_options(&["sims", "algo", "cpuct", "rollouts"])?;
+        PlayerKind::Mcts => {
+            spec.check_options(&["sims", "movetime", "algo", "cpuct", "rollouts"])?;
             let base = SearchParams {
                 simulations: 800,
                 ..SearchParams::default()
@@ -198,7 +243,10 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
                 ))
             }))
         }
-        other => Err(SpecError::UnknownKind(other.to_string(), spec.text.clone())),
+        PlayerKind::Net => Err(SpecError::Missing(
+            spec.text.clone(),
+            "a network: build it with damone::player::factory".into(),
+        )),
     }
 }
 

@@ -1,11 +1,13 @@
 //! `damone match` and `damone tournament`.
 
+use super::chart::line_chart;
 use super::{parse_position, parse_variant, progress_bar};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::arena::tournament::{schedule, GameRecord};
-use damone::arena::{builtin_factory, run_games, MatchSettings, PlayerFactory, PlayerSpec, Standings};
+use damone::arena::{run_games, MatchSettings, PlayerFactory, Standings};
 use damone::game::DrawRules;
+use damone::run::{read_rows, Metrics, RunDir};
 use damone::util::atomic_write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -100,12 +102,8 @@ pub fn split_players(list: &str) -> Vec<String> {
 }
 
 /// Build a factory for any player spec, the network kind included.
-pub fn factory(text: &str) -> Result<PlayerFactory> {
-    let spec = PlayerSpec::parse(text)?;
-    if spec.kind == "net" {
-        return super::netplayer::net_factory(&spec);
-    }
-    Ok(builtin_factory(&spec)?)
+fn factory(text: &str) -> Result<PlayerFactory> {
+    damone::player::factory(text).with_context(|| format!("player '{text}'"))
 }
 
 fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
@@ -209,8 +207,10 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
 /// `tournament --run`: every kept checkpoint against the baseline ladder.
 fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
     let dir = a.checkpoint_dir.join(run_name);
-    let iters = super::train::checkpoint_iterations(&dir)
-        .with_context(|| format!("no run folder {}", dir.display()))?;
+    if !dir.is_dir() {
+        bail!("no run folder {}", dir.display());
+    }
+    let iters = RunDir::new(&dir).checkpoints();
     if iters.is_empty() {
         bail!("run {} has no checkpoints", dir.display());
     }
@@ -235,16 +235,10 @@ fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
     }
     let standings = run(names.clone(), pairs, &a.opts, "damone checkpoint tournament")?;
     // Rating against training time.
-    let wall: std::collections::BTreeMap<u32, f64> = super::plot::read_columns(&dir.join("metrics.csv"))
-        .map(|c| {
-            let it = c.get("iteration").cloned().unwrap_or_default();
-            let w = c.get("wall_s").cloned().unwrap_or_default();
-            it.iter()
-                .zip(w)
-                .filter_map(|(i, w)| Some((i.parse().ok()?, w.parse().ok()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let wall: std::collections::BTreeMap<u32, f64> = read_rows::<Metrics>(&RunDir::new(&dir).metrics_path())?
+        .into_iter()
+        .map(|m| (m.iteration, m.wall_s))
+        .collect();
     let mut csv = String::from("iteration,training_minutes,elo,elo_95,score,games\n");
     let mut pts = Vec::new();
     for (k, name) in iters.iter().zip(&names[nb..]) {
@@ -269,7 +263,7 @@ fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
         }
     }
     let svg = a.opts.out.join("rating.svg");
-    super::plot::line_chart(
+    line_chart(
         &svg,
         &format!(
             "rating of run '{run_name}' against training time (anchor: {})",

@@ -2,15 +2,13 @@
 //! (documented in the README). A malformed line gets `error ...` and the
 //! engine keeps running.
 
-use super::arena::factory;
-use super::export::load_player;
 use anyhow::{Context, Result};
 use clap::Args;
-use damone::arena::Player as ArenaPlayer;
+use damone::arena::Player;
 use damone::game::{parse_move, DrawRules, Game, Position, Variant};
-use damone::player::{Budget, Player};
+use damone::mcts::Budget;
+use damone::player::factory;
 use std::io::{BufRead, Write};
-use std::path::Path;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -22,29 +20,24 @@ pub struct EngineArgs {
     /// Rules variant for `position startpos` and FENs.
     #[arg(long, default_value = "standard")]
     pub variant: String,
-    /// Default simulations for `go` without a budget (network players).
-    #[arg(long, default_value_t = 200)]
-    pub sims: u32,
+    /// Simulations for `go` without a budget, for players that search
+    /// (default: the player's own, e.g. a player file's stored setting).
+    #[arg(long)]
+    pub sims: Option<u32>,
 }
 
-enum Engine {
-    Net(Box<Player>),
-    Other(Box<dyn ArenaPlayer>),
-}
+type Engine = Box<dyn Player>;
 
-fn open_engine(spec: &str) -> Result<Engine> {
-    let path = spec
-        .strip_prefix("net:")
-        .map(|p| p.split(',').next().unwrap_or(p))
-        .unwrap_or(spec);
-    if Path::new(path).exists() {
-        return Ok(Engine::Net(Box::new(load_player(Path::new(path))?)));
+fn open_engine(spec: &str, sims: Option<u32>) -> Result<Engine> {
+    let mut p = factory(spec)?(1);
+    if let (Some(n), Some(params)) = (sims, p.search_params_mut()) {
+        params.set_budget(Budget::Simulations(n.max(1)));
     }
-    Ok(Engine::Other(factory(spec)?(1)))
+    Ok(p)
 }
 
-fn parse_budget(words: &[&str], default_sims: u32) -> Result<(Budget, usize), String> {
-    let mut budget = Budget::Simulations(default_sims);
+fn parse_budget(words: &[&str]) -> Result<(Option<Budget>, usize), String> {
+    let mut budget = None;
     let mut lines = 5;
     let mut i = 0;
     while i < words.len() {
@@ -58,8 +51,8 @@ fn parse_budget(words: &[&str], default_sims: u32) -> Result<(Budget, usize), St
             return Err(format!("'{}' must be at least 1", words[i]));
         }
         match words[i] {
-            "sims" => budget = Budget::Simulations(n.min(10_000_000) as u32),
-            "time" => budget = Budget::Time(Duration::from_millis(n)),
+            "sims" => budget = Some(Budget::Simulations(n.min(10_000_000) as u32)),
+            "time" => budget = Some(Budget::Time(Duration::from_millis(n))),
             "lines" => lines = n as usize,
             other => return Err(format!("unknown option '{other}' (expected sims, time or lines)")),
         }
@@ -95,13 +88,7 @@ fn set_position(words: &[&str], variant: Variant) -> Result<Game, String> {
 }
 
 /// Handle one line; returns the response lines, or None to quit.
-fn handle(
-    line: &str,
-    engine: &mut Engine,
-    game: &mut Game,
-    variant: Variant,
-    sims: u32,
-) -> Option<Vec<String>> {
+fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) -> Option<Vec<String>> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some(&cmd) = words.first() else {
         return Some(vec![]);
@@ -140,12 +127,21 @@ fn handle(
             v.push("ok".into());
             v
         }
-        "go" | "analyse" | "analyze" => match parse_budget(args, sims) {
+        "go" | "analyse" | "analyze" => match parse_budget(args) {
             Err(e) => vec![format!("error {e}")],
             Ok(_) if game.outcome().is_some() => vec!["bestmove none".into()],
-            Ok((budget, lines)) => match engine {
-                Engine::Net(p) => {
-                    let a = p.analyse(game, budget).expect("game not over");
+            Ok((budget, lines)) => {
+                // A budget given with the command holds for this search only.
+                let saved = engine.search_params_mut().map(|p| p.clone());
+                if let (Some(b), Some(p)) = (budget, engine.search_params_mut()) {
+                    p.set_budget(b);
+                }
+                let analysis = engine.analyse(game);
+                if let (Some(s), Some(p)) = (saved, engine.search_params_mut()) {
+                    *p = s;
+                }
+                match analysis {
+                Some(a) => {
                     let mut v = Vec::new();
                     if cmd != "go" {
                         for (i, l) in a.lines.iter().take(lines).enumerate() {
@@ -161,13 +157,14 @@ fn handle(
                     }
                     v.push(format!(
                         "info value win {:.4} draw {:.4} loss {:.4} sims {}",
-                        a.wdl[0], a.wdl[1], a.wdl[2], a.simulations
+                        a.wdl.win, a.wdl.draw, a.wdl.loss, a.simulations
                     ));
                     v.push(format!("bestmove {}", a.best));
                     v
                 }
-                Engine::Other(p) => vec![format!("bestmove {}", p.choose(game))],
-            },
+                None => vec![format!("bestmove {}", engine.choose(game))],
+                }
+            }
         },
         other => vec![format!(
             "error unknown command '{other}' (expected hello, isready, newgame, position, play, go, analyse, show, quit)"
@@ -178,13 +175,14 @@ fn handle(
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
     let variant: Variant = a.variant.parse()?;
-    let mut engine = open_engine(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?;
+    let mut engine =
+        open_engine(&a.player, a.sims).with_context(|| format!("cannot open player '{}'", a.player))?;
     let mut game = Game::from_variant(variant, DrawRules::default());
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let line = line.context("cannot read stdin")?;
-        match handle(line.trim(), &mut engine, &mut game, variant, a.sims) {
+        match handle(line.trim(), &mut engine, &mut game, variant) {
             None => break,
             Some(out) => {
                 for l in out {

@@ -1,16 +1,13 @@
 //! `damone export`: a checkpoint folder -> one self-contained player file
 //! (plus the weights as safetensors for inspection in Python).
 
-use super::config::RunConfig;
-use super::netplayer::{load_checkpoint_net, play_params};
 use anyhow::{bail, Context, Result};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
-use burn::tensor::Device;
 use clap::Args;
-use damone::player::{encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
-use damone::util::{atomic_write, fnv1a};
-
-use std::path::{Path, PathBuf};
+use damone::player::LoadedNet;
+use damone::run::Checkpoint;
+use damone::util::atomic_write;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -32,61 +29,28 @@ pub struct ExportArgs {
     pub rating_anchor: Option<String>,
 }
 
-/// The player-file header of a run's config with `sims` default simulations.
-fn header_for(cfg: &RunConfig, sims: u32, provenance: Provenance) -> PlayerHeader {
-    PlayerHeader {
-        format_version: PLAYER_FORMAT_VERSION,
-        variant: cfg.variant.clone(),
-        rules: cfg.rules,
-        model: cfg.model.clone(),
-        search: play_params(&cfg.search, sims),
-        provenance,
-    }
-}
-
-fn state_value(dir: &Path, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(dir.join("state.toml")).ok()?;
-    let t: toml::Table = toml::from_str(&text).ok()?;
-    t.get(key)?.as_integer().map(|v| v as u64)
-}
-
 pub fn run_export(a: ExportArgs) -> Result<()> {
-    if !a.checkpoint.is_dir() {
-        bail!(
-            "--checkpoint {} is not a folder (expected checkpoints/<run>/iter_NNNN)",
-            a.checkpoint.display()
-        );
-    }
-    let loaded = load_checkpoint_net(&a.checkpoint, &Device::flex())?;
-    let cfg: &RunConfig = &loaded.config;
-    let config_text = std::fs::read(a.checkpoint.join("config.toml")).context("cannot read config.toml")?;
-    let sims = a.sims.unwrap_or(cfg.eval.sims);
-    if sims == 0 {
+    if a.sims == Some(0) {
         bail!("--sims must be at least 1");
     }
-    let header = header_for(
-        cfg,
-        sims,
-        Provenance {
-            run: cfg.run.clone(),
-            iteration: state_value(&a.checkpoint, "iteration").unwrap_or(0) as u32,
-            games: state_value(&a.checkpoint, "games").unwrap_or(0),
-            rating: a.rating,
-            rating_anchor: a.rating_anchor.clone(),
-            config_hash: format!("{:016x}", fnv1a(&config_text)),
-        },
-    );
-    let bytes = encode_player(&header, &loaded.net).map_err(anyhow::Error::msg)?;
+    let ck = Checkpoint::open(&a.checkpoint)?;
+    let sims = a.sims.unwrap_or(ck.config.eval.sims);
+    let mut loaded = LoadedNet::from_checkpoint(&ck, sims)?;
+    loaded.header.provenance.rating = a.rating;
+    loaded.header.provenance.rating_anchor = a.rating_anchor.clone();
+    let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;
     atomic_write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
     let st_path = a.out.with_extension("safetensors");
+    let h = &loaded.header;
     let mut store = SafetensorsStore::from_bytes(None)
-        .metadata("damone_run", cfg.run.clone())
-        .metadata("damone_iteration", header.provenance.iteration.to_string())
+        .metadata("damone_run", h.provenance.run.clone())
+        .metadata("damone_iteration", h.provenance.iteration.to_string())
+        .metadata("damone_encoding_version", h.encoding_version.to_string())
         .metadata(
             "damone_model",
             format!(
                 "blocks={} channels={} value_hidden={}",
-                cfg.model.blocks, cfg.model.channels, cfg.model.value_hidden
+                h.model.blocks, h.model.channels, h.model.value_hidden
             ),
         );
     loaded
@@ -101,28 +65,10 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
         "wrote {} ({} bytes: run {}, iteration {}, {} sims) and {}",
         a.out.display(),
         bytes.len(),
-        cfg.run,
-        header.provenance.iteration,
+        h.provenance.run,
+        h.provenance.iteration,
         sims,
         st_path.display()
     );
     Ok(())
-}
-
-/// A library [`damone::player::Player`] from a checkpoint folder or a player file.
-pub fn load_player(path: &Path) -> Result<damone::player::Player> {
-    if !path.is_dir() {
-        return Ok(damone::player::Player::load(path)?);
-    }
-    let loaded = load_checkpoint_net(path, &Device::flex())?;
-    let cfg = &loaded.config;
-    let header = header_for(
-        cfg,
-        cfg.eval.sims,
-        Provenance {
-            run: cfg.run.clone(),
-            ..Default::default()
-        },
-    );
-    Ok(damone::player::Player::from_parts(header, loaded.net))
 }

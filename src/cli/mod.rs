@@ -1,10 +1,9 @@
 //! Command-line interface: argument definitions and dispatch.
 
 mod arena;
-mod config;
+mod chart;
 mod engine;
 mod export;
-mod netplayer;
 mod perft;
 mod play;
 mod plot;

@@ -157,7 +157,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
     if !(a.seconds > 0.0 && a.seconds <= 600.0) {
         bail!("--seconds must be in (0, 600], got {}", a.seconds);
     }
-    let cfg = super::config::RunConfig::load(a.config.as_deref(), &[])?;
+    let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
     let device = Device::flex();
     device.seed(1);
     let net = cfg.model.init(&device);
@@ -277,7 +277,7 @@ fn bench_search() -> Result<()> {
         };
         let mut tree = Tree::new(&g, params, damone::util::rng_stream(1, "bench", 0));
         let t = Instant::now();
-        search(&mut tree, &mut UniformEvaluator, sims);
+        search(&mut tree, &mut UniformEvaluator);
         let secs = t.elapsed().as_secs_f64();
         println!(
             "mcts {algo:?} zero-value evaluator: {sims} simulations in {secs:.3} s = {:.0} simulations/s ({} nodes)",

@@ -2,13 +2,13 @@
 //! player spec, with a Unicode board, move listing, undo, and the game saved
 //! as PDN at the end.
 
-use super::arena::factory;
 use super::{parse_position, parse_variant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::game::{
     parse_move, to_pdn, Color, DrawRules, Game, Outcome, PdnHeaders, Piece, Position, Rank, Square,
 };
+use damone::player::factory;
 use damone::util::atomic_write;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

@@ -1,22 +1,29 @@
 //! Self-play samples, the bounded replay window, and its versioned on-disk
 //! format.
 //!
-//! ## File format (`replay.bin`), version 1, little-endian
+//! ## File format (`replay.bin`), version 2, little-endian
 //!
-//! `b"DMNREPLY"`, `u32` version, `u64` sample count, then per sample: `u16`
-//! FEN length and the FEN bytes, `u8` variant (0 standard, 1 damone-hunt, 2
-//! three-damas), `u8` repeated flag, `f32` no-progress fraction, `u16` move
-//! count and that many `f32` policy targets (in the order of the position's
-//! legal moves), three `f32` outcome WDL, three `f32` search WDL.
+//! Written with [`crate::util::bin`]: `b"DMNREPLY"`, `u32` format version,
+//! `u32` input-encoding version ([`ENCODING_VERSION`]), `u64` capacity,
+//! `u64` samples ever added, `u64` sample count, then the samples
+//! ([`write_sample`]): `u16` FEN length and the FEN, `u8` variant (0
+//! standard, 1 damone-hunt, 2 three-damas), `u8` repeated flag, `f32`
+//! no-progress fraction, `u16` policy entries and per entry a `u16`
+//! network policy index and an `f32` probability, then the outcome WDL and
+//! the search WDL (three `f32` each). Version 1 stored the policy in the
+//! order of legal-move generation; it is refused by name.
 
 use crate::game::{Position, Variant};
+use crate::mcts::Wdl;
+use crate::net::ENCODING_VERSION;
+use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::Rng;
 use rand::Rng as _;
 use std::collections::VecDeque;
 
 const MAGIC: &[u8; 8] = b"DMNREPLY";
 /// Version of the replay file format.
-pub const REPLAY_VERSION: u32 = 1;
+pub const REPLAY_VERSION: u32 = 2;
 
 /// One training sample.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,25 +34,81 @@ pub struct Sample {
     pub repeated: bool,
     /// No-progress plies over the limit, in [0, 1].
     pub no_progress: f32,
-    /// Policy target for each legal move of `pos`, in `legal_moves()` order.
-    pub policy: Vec<f32>,
-    /// Game outcome for the side to move: win, draw, loss.
-    pub z: [f32; 3],
-    /// Root search value for the side to move: win, draw, loss.
-    pub q: [f32; 3],
+    /// Policy target: (network policy index, probability) for each legal
+    /// move (see `net::encode`).
+    pub policy: Vec<(u16, f32)>,
+    /// Game outcome for the side to move.
+    pub z: Wdl,
+    /// Root search value for the side to move.
+    pub q: Wdl,
 }
 
 /// Why a replay file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    #[error("not a damone replay file (bad magic)")]
-    BadMagic,
-    #[error("replay file version {0} is not supported (this build reads version {REPLAY_VERSION})")]
-    Version(u32),
-    #[error("replay file is truncated")]
-    Truncated,
-    #[error("replay file has a bad sample: {0}")]
-    BadSample(String),
+    #[error(transparent)]
+    Bin(#[from] BinError),
+    #[error("replay file uses input encoding version {0}; this build uses version {ENCODING_VERSION}")]
+    Encoding(u32),
+}
+
+fn variant_code(v: Variant) -> u8 {
+    match v {
+        Variant::Standard => 0,
+        Variant::DamoneHunt => 1,
+        Variant::ThreeDamas => 2,
+    }
+}
+
+/// Append one sample (the layout in the module docs).
+pub fn write_sample(w: &mut Writer, s: &Sample) {
+    w.str16(&s.pos.to_fen());
+    w.u8(variant_code(s.pos.variant()));
+    w.u8(s.repeated as u8);
+    w.f32(s.no_progress);
+    w.u16(s.policy.len() as u16);
+    for &(i, p) in &s.policy {
+        w.u16(i);
+        w.f32(p);
+    }
+    for x in s.z.to_array().into_iter().chain(s.q.to_array()) {
+        w.f32(x);
+    }
+}
+
+/// Read one sample written by [`write_sample`].
+pub fn read_sample(r: &mut Reader<'_>) -> Result<Sample, BinError> {
+    let fen = r.str16()?;
+    let variant = match r.u8()? {
+        0 => Variant::Standard,
+        1 => Variant::DamoneHunt,
+        2 => Variant::ThreeDamas,
+        v => return Err(r.invalid(format!("unknown variant code {v}"))),
+    };
+    let pos = Position::from_fen(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
+    let repeated = r.u8()? != 0;
+    let no_progress = r.f32()?;
+    let m = r.u16()? as usize;
+    let mut policy = Vec::with_capacity(m);
+    for _ in 0..m {
+        let i = r.u16()?;
+        if i as usize >= crate::net::POLICY_SIZE {
+            return Err(r.invalid(format!("policy index {i} out of range")));
+        }
+        policy.push((i, r.f32()?));
+    }
+    let mut v = [0.0f32; 6];
+    for x in &mut v {
+        *x = r.f32()?;
+    }
+    Ok(Sample {
+        pos,
+        repeated,
+        no_progress,
+        policy,
+        z: Wdl::new(v[0], v[1], v[2]),
+        q: Wdl::new(v[3], v[4], v[5]),
+    })
 }
 
 /// A bounded window of the most recent samples.
@@ -93,106 +156,39 @@ impl ReplayWindow {
 
     /// Serialise the window.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(self.samples.len() * 128 + 64);
-        b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&REPLAY_VERSION.to_le_bytes());
-        b.extend_from_slice(&(self.capacity as u64).to_le_bytes());
-        b.extend_from_slice(&self.total_added.to_le_bytes());
-        b.extend_from_slice(&(self.samples.len() as u64).to_le_bytes());
+        let mut w = Writer::header(MAGIC, REPLAY_VERSION);
+        w.u32(ENCODING_VERSION);
+        w.u64(self.capacity as u64);
+        w.u64(self.total_added);
+        w.u64(self.samples.len() as u64);
         for s in &self.samples {
-            let fen = s.pos.to_fen();
-            b.extend_from_slice(&(fen.len() as u16).to_le_bytes());
-            b.extend_from_slice(fen.as_bytes());
-            b.push(match s.pos.variant() {
-                Variant::Standard => 0,
-                Variant::DamoneHunt => 1,
-                Variant::ThreeDamas => 2,
-            });
-            b.push(s.repeated as u8);
-            b.extend_from_slice(&s.no_progress.to_le_bytes());
-            b.extend_from_slice(&(s.policy.len() as u16).to_le_bytes());
-            for &p in s.policy.iter().chain(&s.z).chain(&s.q) {
-                b.extend_from_slice(&p.to_le_bytes());
-            }
+            write_sample(&mut w, s);
         }
-        b
+        w.finish()
     }
 
     /// Read a window written by [`ReplayWindow::to_bytes`].
     pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow, ReplayError> {
-        let mut r = Reader { data, at: 0 };
-        if r.take(8)? != MAGIC {
-            return Err(ReplayError::BadMagic);
+        let mut r = Reader::new(data, "replay file");
+        r.header(MAGIC, &[REPLAY_VERSION])?;
+        let enc = r.u32()?;
+        if enc != ENCODING_VERSION {
+            return Err(ReplayError::Encoding(enc));
         }
-        let version = r.u32()?;
-        if version != REPLAY_VERSION {
-            return Err(ReplayError::Version(version));
+        let capacity = r.u64()?;
+        if capacity == 0 || capacity > 1 << 32 {
+            return Err(r.invalid(format!("capacity {capacity}")).into());
         }
-        let capacity = r.u64()? as usize;
         let total_added = r.u64()?;
-        let n = r.u64()? as usize;
-        let mut w = ReplayWindow::new(capacity);
+        // A sample takes at least 39 bytes.
+        let n = r.count(39)?;
+        let mut w = ReplayWindow::new(capacity as usize);
         w.total_added = total_added;
         for _ in 0..n {
-            let len = r.u16()? as usize;
-            let fen = std::str::from_utf8(r.take(len)?).map_err(|e| ReplayError::BadSample(e.to_string()))?;
-            let variant = match r.u8()? {
-                0 => Variant::Standard,
-                1 => Variant::DamoneHunt,
-                2 => Variant::ThreeDamas,
-                v => return Err(ReplayError::BadSample(format!("unknown variant code {v}"))),
-            };
-            let pos = Position::from_fen(fen, variant).map_err(|e| ReplayError::BadSample(e.to_string()))?;
-            let repeated = r.u8()? != 0;
-            let no_progress = r.f32()?;
-            let m = r.u16()? as usize;
-            let policy = (0..m).map(|_| r.f32()).collect::<Result<Vec<_>, _>>()?;
-            let z = [r.f32()?, r.f32()?, r.f32()?];
-            let q = [r.f32()?, r.f32()?, r.f32()?];
-            w.samples.push_back(Sample {
-                pos,
-                repeated,
-                no_progress,
-                policy,
-                z,
-                q,
-            });
+            w.samples.push_back(read_sample(&mut r)?);
         }
-        if r.at != data.len() {
-            return Err(ReplayError::BadSample(
-                "trailing bytes after the last sample".into(),
-            ));
-        }
+        r.end()?;
         Ok(w)
-    }
-}
-
-struct Reader<'a> {
-    data: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], ReplayError> {
-        let end = self.at.checked_add(n).ok_or(ReplayError::Truncated)?;
-        let s = self.data.get(self.at..end).ok_or(ReplayError::Truncated)?;
-        self.at = end;
-        Ok(s)
-    }
-    fn u8(&mut self) -> Result<u8, ReplayError> {
-        Ok(self.take(1)?[0])
-    }
-    fn u16(&mut self) -> Result<u16, ReplayError> {
-        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
-    }
-    fn u32(&mut self) -> Result<u32, ReplayError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
-    }
-    fn u64(&mut self) -> Result<u64, ReplayError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
-    }
-    fn f32(&mut self) -> Result<f32, ReplayError> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
 }
 
@@ -208,9 +204,9 @@ mod tests {
                 pos: Position::start(Variant::Standard),
                 repeated: i == 1,
                 no_progress: 0.25,
-                policy: vec![0.125; 8],
-                z: [1.0, 0.0, 0.0],
-                q: [0.5, 0.25, 0.25],
+                policy: (0..8).map(|k| (k * 7, 0.125)).collect(),
+                z: Wdl::WIN,
+                q: Wdl::new(0.5, 0.25, 0.25),
             }]);
         }
         assert_eq!(w.len(), 2);
@@ -220,17 +216,25 @@ mod tests {
         assert_eq!(back.total_added, 3);
         assert!(matches!(
             ReplayWindow::from_bytes(&b[..b.len() - 3]),
-            Err(ReplayError::Truncated)
+            Err(ReplayError::Bin(BinError::Truncated { .. }))
         ));
         assert!(matches!(
             ReplayWindow::from_bytes(b"nonsense-file"),
-            Err(ReplayError::BadMagic)
+            Err(ReplayError::Bin(BinError::BadMagic { .. }))
         ));
-        let mut v2 = b.clone();
-        v2[8] = 9;
+        let mut v1 = b.clone();
+        v1[8] = 1;
+        let e = ReplayWindow::from_bytes(&v1).unwrap_err().to_string();
+        assert!(e.contains("version 1") && e.contains("version 2"), "{e}");
+        let mut enc = b.clone();
+        enc[12] = 9;
         assert!(matches!(
-            ReplayWindow::from_bytes(&v2),
-            Err(ReplayError::Version(9))
+            ReplayWindow::from_bytes(&enc),
+            Err(ReplayError::Encoding(9))
         ));
+        // A crafted sample count cannot make the reader allocate or panic.
+        let mut huge = b.clone();
+        huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(ReplayWindow::from_bytes(&huge).is_err());
     }
 }

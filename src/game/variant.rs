@@ -6,7 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The rules variant a position is played under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// The standard game (RULES.md).
     #[default]

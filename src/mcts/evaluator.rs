@@ -1,6 +1,7 @@
 //! The `Evaluator` trait and the two network-free evaluators.
 
-use crate::game::{Color, Game, Move, Outcome};
+use super::wdl::Wdl;
+use crate::game::{Game, Move};
 use crate::util::Rng;
 use rand::Rng as _;
 
@@ -17,7 +18,7 @@ pub struct Evaluation {
     /// Prior probability of each legal move (same order as the request).
     pub priors: Vec<f32>,
     /// Win, draw and loss probabilities for the side to move.
-    pub wdl: [f32; 3],
+    pub wdl: Wdl,
 }
 
 /// Evaluates batches of positions. Implementations must return one
@@ -30,15 +31,6 @@ fn uniform(n: usize) -> Vec<f32> {
     vec![1.0 / n.max(1) as f32; n]
 }
 
-/// Win/draw/loss probabilities of a finished game for `side`.
-pub fn wdl_of_outcome(o: &Outcome, side: Color) -> [f32; 3] {
-    match o.winner {
-        None => [0.0, 1.0, 0.0],
-        Some(w) if w == side => [1.0, 0.0, 0.0],
-        Some(_) => [0.0, 0.0, 1.0],
-    }
-}
-
 /// Uniform priors and a zero value (a certain draw).
 #[derive(Clone, Debug, Default)]
 pub struct UniformEvaluator;
@@ -49,7 +41,7 @@ impl Evaluator for UniformEvaluator {
             .iter()
             .map(|r| Evaluation {
                 priors: uniform(r.moves.len()),
-                wdl: [0.0, 1.0, 0.0],
+                wdl: Wdl::DRAW,
             })
             .collect()
     }
@@ -75,7 +67,7 @@ impl RolloutEvaluator {
         loop {
             g.position().legal_moves_into(&mut moves);
             if let Some(o) = g.outcome_with(&moves) {
-                return wdl_of_outcome(&o, side);
+                return Wdl::of_outcome(&o, side).to_array();
             }
             let m = moves[self.rng.random_range(0..moves.len())];
             g.play_unchecked(&m);
@@ -98,7 +90,7 @@ impl Evaluator for RolloutEvaluator {
                 }
                 Evaluation {
                     priors: uniform(r.moves.len()),
-                    wdl,
+                    wdl: Wdl::from_array(wdl),
                 }
             })
             .collect()

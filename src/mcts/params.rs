@@ -1,6 +1,16 @@
 //! All search coefficients in one serialisable struct.
 
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How long one search runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// A fixed number of simulations (deterministic for a seed).
+    Simulations(u32),
+    /// Search until the time is spent (PUCT; see [`SearchParams::movetime_ms`]).
+    Time(Duration),
+}
 
 /// Which root search to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +31,10 @@ pub struct SearchParams {
     pub algorithm: SearchAlgorithm,
     /// Simulations (leaf evaluations or terminal visits) per move.
     pub simulations: u32,
+    /// When above 0, search for this many milliseconds per move instead of
+    /// `simulations`. Gumbel's sequential halving needs its budget up front,
+    /// so a timed search runs PUCT.
+    pub movetime_ms: u64,
     /// PUCT exploration constant.
     pub c_puct: f32,
     /// First-play urgency: an unvisited child's value is the parent's value
@@ -57,6 +71,7 @@ impl Default for SearchParams {
         SearchParams {
             algorithm: SearchAlgorithm::Puct,
             simulations: 200,
+            movetime_ms: 0,
             c_puct: 1.5,
             fpu_reduction: 0.25,
             fpu_reduction_root: 0.0,
@@ -88,6 +103,26 @@ impl SearchParams {
             gumbel_noise: false,
             leaves_per_tree: 1,
             ..self.clone()
+        }
+    }
+
+    /// The search budget these settings give.
+    pub fn budget(&self) -> Budget {
+        if self.movetime_ms > 0 {
+            Budget::Time(Duration::from_millis(self.movetime_ms))
+        } else {
+            Budget::Simulations(self.simulations)
+        }
+    }
+
+    /// Set the budget (simulations, or a time per move).
+    pub fn set_budget(&mut self, budget: Budget) {
+        match budget {
+            Budget::Simulations(n) => {
+                self.simulations = n.max(1);
+                self.movetime_ms = 0;
+            }
+            Budget::Time(t) => self.movetime_ms = (t.as_millis() as u64).max(1),
         }
     }
 

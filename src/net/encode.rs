@@ -25,6 +25,11 @@
 use crate::game::types::squares;
 use crate::game::{Bitboard, Color, Game, Move, Position, Rank, Square};
 
+/// Version of the input planes and the policy index: stored in training
+/// samples, checkpoints and player files, and checked when they are read,
+/// so that a change of either can never silently mix old data with new.
+/// Bump it with any change to this module's tables.
+pub const ENCODING_VERSION: u32 = 1;
 /// Number of input planes.
 pub const PLANES: usize = 9;
 /// Alternative slots for moves that share start and end squares.

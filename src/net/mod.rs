@@ -7,11 +7,11 @@ pub mod fast;
 pub mod model;
 pub mod winograd;
 
-pub use encode::{policy_indices, reflect_index, Observation, PLANES, POLICY_SIZE};
+pub use encode::{policy_indices, reflect_index, Observation, ENCODING_VERSION, PLANES, POLICY_SIZE};
 pub use fast::{ConvAlgorithm, FastNet};
 pub use model::{ModelConfig, Net};
 
-use crate::mcts::{EvalRequest, Evaluation, Evaluator};
+use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
 use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
@@ -150,7 +150,10 @@ impl Evaluator for NetEvaluator {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];
                 softmax_in_place(&mut wdl);
-                out.push(Evaluation { priors, wdl });
+                out.push(Evaluation {
+                    priors,
+                    wdl: Wdl::from_array(wdl),
+                });
             }
         }
         self.positions += batch.len() as u64;

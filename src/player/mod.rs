@@ -1,39 +1,50 @@
-//! Exported players: one self-contained, versioned file holding the weights,
-//! the model shape, the rules variant, default search settings and
-//! provenance; and the library API to load one and ask it for moves.
+//! Network players: one self-contained, versioned player file holding the
+//! weights, the model shape, the rules variant, default search settings and
+//! provenance; one loader that turns a path (a player file or a checkpoint
+//! folder) into a network with its play settings ([`LoadedNet`]); and
+//! [`factory`], which builds a player of any spec, networks included. Every
+//! player is an [`arena::Player`](crate::arena::Player).
 //!
 //! ```no_run
+//! use damone::arena::Player as _;
 //! use damone::game::{DrawRules, Game, Variant};
-//! use damone::player::{Budget, Player};
+//! use damone::mcts::Budget;
+//! use damone::player::LoadedNet;
 //!
-//! let mut player = Player::load("my-player.dmp")?;
+//! let loaded = LoadedNet::load("my-player.dmp")?;
+//! let mut player = loaded.player("me", 1);
+//! player.search_params_mut().unwrap().set_budget(Budget::Simulations(200));
 //! let game = Game::from_variant(Variant::Standard, DrawRules::default());
-//! let best = player.best_move(&game, Budget::Simulations(200));
-//! let analysis = player.analyse(&game, Budget::Simulations(200)).expect("game not over");
+//! let analysis = player.analyse(&game).expect("game not over");
 //! for line in analysis.lines.iter().take(3) {
 //!     println!("{} visits {} prior {:.2} q {:?}", line.mv, line.visits, line.prior, line.q);
 //! }
-//! # Ok::<(), damone::player::PlayerFileError>(())
+//! # Ok::<(), damone::player::LoadError>(())
 //! ```
 //!
-//! ## File format (version 1)
+//! ## File format (version 2)
 //!
-//! `b"DAMONEPL"`, `u32` format version, `u32` header length, the header as
-//! TOML ([`PlayerHeader`]), `u64` weights length, the weights (burnpack),
-//! and an `u64` FNV-1a checksum of everything before it. All little-endian.
+//! Written with [`crate::util::bin`]: `b"DAMONEPL"`, `u32` format version,
+//! `u32` header length, the header as TOML ([`PlayerHeader`], which holds
+//! the input-encoding version), `u64` weights length, the weights
+//! (burnpack), and a `u64` FNV-1a checksum of everything before it. Version
+//! 1 files (no encoding version) are refused by name.
 
-use crate::game::{DrawRules, Game, Move, Variant};
-use crate::mcts::{search, SearchAlgorithm, SearchParams, Tree};
-use crate::net::{net_from_bytes, weights_to_bytes, ModelConfig, Net, NetEvaluator};
+use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
+use crate::game::{DrawRules, Variant};
+use crate::mcts::SearchParams;
+use crate::net::{net_from_bytes, weights_to_bytes, ModelConfig, Net, NetEvaluator, ENCODING_VERSION};
+use crate::run::{Checkpoint, CheckpointError};
+use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::{fnv1a, rng_stream};
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"DAMONEPL";
 /// Version of the player file format this build writes and reads.
-pub const PLAYER_FORMAT_VERSION: u32 = 1;
+pub const PLAYER_FORMAT_VERSION: u32 = 2;
 
 /// Where a player came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -57,232 +68,200 @@ pub struct Provenance {
 #[serde(deny_unknown_fields)]
 pub struct PlayerHeader {
     pub format_version: u32,
-    /// Rules variant name.
-    pub variant: String,
+    /// The network's input encoding version (`net::ENCODING_VERSION`).
+    pub encoding_version: u32,
+    pub variant: Variant,
     pub rules: DrawRules,
     pub model: ModelConfig,
-    /// Default search settings for play.
+    /// Default search settings for play (the budget included).
     pub search: SearchParams,
     pub provenance: Provenance,
 }
 
-/// Why a player file could not be read or written.
+/// Why a player file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerFileError {
     #[error("cannot read {0}: {1}")]
     Io(String, std::io::Error),
-    #[error("{0} is not a damone player file")]
-    NotAPlayer(String),
-    #[error("{0} has player format version {1}; this build reads version {PLAYER_FORMAT_VERSION}")]
-    Version(String, u32),
-    #[error("{0} is truncated or corrupt ({1})")]
-    Corrupt(String, String),
     #[error("{0}: {1}")]
+    Format(String, BinError),
+    #[error("{0} is corrupt (checksum mismatch)")]
+    Checksum(String),
+    #[error("{0}: bad header: {1}")]
     Header(String, String),
+    #[error("{0} uses input encoding version {1}; this build uses version {ENCODING_VERSION}")]
+    Encoding(String, u32),
     #[error("{0}: {1}")]
     Weights(String, String),
+}
+
+/// Why a path could not be loaded as a network player.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    PlayerFile(#[from] PlayerFileError),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
 }
 
 /// Serialise a header and a network into player-file bytes.
 pub fn encode_player(header: &PlayerHeader, net: &Net) -> Result<Vec<u8>, String> {
     let head = toml::to_string_pretty(header).map_err(|e| e.to_string())?;
     let weights = weights_to_bytes(net)?;
-    let mut b = Vec::with_capacity(weights.len() + head.len() + 40);
-    b.extend_from_slice(MAGIC);
-    b.extend_from_slice(&header.format_version.to_le_bytes());
-    b.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    b.extend_from_slice(head.as_bytes());
-    b.extend_from_slice(&(weights.len() as u64).to_le_bytes());
-    b.extend_from_slice(&weights);
-    let sum = fnv1a(&b);
-    b.extend_from_slice(&sum.to_le_bytes());
-    Ok(b)
+    let mut w = Writer::header(MAGIC, header.format_version);
+    w.blob(head.as_bytes());
+    w.blob64(&weights);
+    let sum = fnv1a(w.as_slice());
+    w.u64(sum);
+    Ok(w.finish())
 }
 
 /// Split player-file bytes into header and weights, checking everything.
 pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>), PlayerFileError> {
-    let corrupt = |why: &str| PlayerFileError::Corrupt(what.to_string(), why.to_string());
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        return Err(PlayerFileError::NotAPlayer(what.to_string()));
-    }
-    if bytes.len() < 16 {
-        return Err(corrupt("file ends inside the header"));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != PLAYER_FORMAT_VERSION {
-        return Err(PlayerFileError::Version(what.to_string(), version));
-    }
-    if bytes.len() < 8 + 8 {
-        return Err(corrupt("file ends inside the checksum"));
+    let fmt = |e: BinError| PlayerFileError::Format(what.to_string(), e);
+    let mut r = Reader::new(bytes, "damone player file");
+    r.header(MAGIC, &[PLAYER_FORMAT_VERSION]).map_err(fmt)?;
+    if r.remaining() < 8 {
+        return Err(fmt(r.take(8).expect_err("too short")));
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
-    if fnv1a(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
-        return Err(corrupt("checksum mismatch"));
+    let sum = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
+    if fnv1a(body) != sum {
+        return Err(PlayerFileError::Checksum(what.to_string()));
     }
-    let hlen = u32::from_le_bytes(body[12..16].try_into().expect("4 bytes")) as usize;
-    let head = body
-        .get(16..16 + hlen)
-        .ok_or_else(|| corrupt("header length past the end"))?;
-    let head = std::str::from_utf8(head).map_err(|_| corrupt("header is not UTF-8"))?;
+    let mut r = Reader::new(body, "damone player file");
+    r.take(12).map_err(fmt)?;
+    let head = r.blob().map_err(fmt)?;
+    let weights = r.blob64().map_err(fmt)?;
+    r.end().map_err(fmt)?;
+    let head =
+        std::str::from_utf8(head).map_err(|_| PlayerFileError::Header(what.into(), "not UTF-8".into()))?;
     let header: PlayerHeader = toml::from_str(head)
         .map_err(|e| PlayerFileError::Header(what.to_string(), e.to_string().trim().replace('\n', " ")))?;
-    let at = 16 + hlen;
-    let wlen = body
-        .get(at..at + 8)
-        .ok_or_else(|| corrupt("weights length missing"))?;
-    let wlen = u64::from_le_bytes(wlen.try_into().expect("8 bytes")) as usize;
-    let weights = body.get(at + 8..).ok_or_else(|| corrupt("weights missing"))?;
-    if weights.len() != wlen {
-        return Err(corrupt("weights length mismatch"));
+    if header.encoding_version != ENCODING_VERSION {
+        return Err(PlayerFileError::Encoding(
+            what.to_string(),
+            header.encoding_version,
+        ));
     }
     header
-        .variant
-        .parse::<Variant>()
-        .map_err(|e| PlayerFileError::Header(what.to_string(), e.to_string()))?;
+        .search
+        .validate()
+        .map_err(|e| PlayerFileError::Header(what.to_string(), format!("search.{e}")))?;
+    header
+        .model
+        .validate()
+        .map_err(|e| PlayerFileError::Header(what.to_string(), e))?;
     Ok((header, weights.to_vec()))
 }
 
-/// How long to search.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Budget {
-    /// A fixed number of simulations (deterministic for a seed).
-    Simulations(u32),
-    /// Search in batches until the time is up.
-    Time(Duration),
+/// A network and the settings to play it with, from a player file or a
+/// checkpoint folder.
+#[derive(Clone)]
+pub struct LoadedNet {
+    pub header: PlayerHeader,
+    pub net: Net,
 }
 
-/// One candidate move of an analysis.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AnalysisLine {
-    pub mv: Move,
-    pub visits: u32,
-    pub prior: f32,
-    /// Mean value for the side to move (win minus loss), if visited.
-    pub q: Option<f32>,
-}
-
-/// The result of [`Player::analyse`]: candidate moves, most visited first.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Analysis {
-    pub lines: Vec<AnalysisLine>,
-    /// The move the player would play.
-    pub best: Move,
-    /// Root win/draw/loss estimate for the side to move.
-    pub wdl: [f32; 3],
-    pub simulations: u32,
-}
-
-/// A loaded player: a network and its search settings.
-pub struct Player {
-    header: PlayerHeader,
-    net: Net,
-    eval: NetEvaluator,
-    seed: u64,
-    calls: u64,
-}
-
-impl Player {
-    /// Load a player file.
-    pub fn load(path: impl AsRef<Path>) -> Result<Player, PlayerFileError> {
+impl LoadedNet {
+    /// Load a checkpoint folder (`.../iter_NNNN`) or a player file.
+    pub fn load(path: impl AsRef<Path>) -> Result<LoadedNet, LoadError> {
         let path = path.as_ref();
+        if path.is_dir() {
+            let ck = Checkpoint::open(path)?;
+            return Ok(LoadedNet::from_checkpoint(&ck, ck.config.eval.sims)?);
+        }
+        Ok(LoadedNet::from_file(path)?)
+    }
+
+    /// Load a player file.
+    pub fn from_file(path: &Path) -> Result<LoadedNet, PlayerFileError> {
         let what = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
         let (header, weights) = decode_player(&bytes, &what)?;
-        let device = Device::flex();
-        let net = net_from_bytes(&header.model, weights, &device, &what)
+        let net = net_from_bytes(&header.model, weights, &Device::flex(), &what)
             .map_err(|e| PlayerFileError::Weights(what.clone(), e.to_string()))?;
-        Ok(Player::from_parts(header, net))
+        Ok(LoadedNet { header, net })
     }
 
-    /// A player from a header and a network.
-    pub fn from_parts(header: PlayerHeader, net: Net) -> Player {
-        let eval = NetEvaluator::new(&net);
-        Player {
-            header,
-            net,
-            eval,
-            seed: 1,
-            calls: 0,
-        }
-    }
-
-    /// The file's header (model, variant, search defaults, provenance).
-    pub fn header(&self) -> &PlayerHeader {
-        &self.header
-    }
-    /// The network.
-    pub fn net(&self) -> &Net {
-        &self.net
-    }
-    /// Seed for the search's random streams (default 1).
-    pub fn set_seed(&mut self, seed: u64) {
-        self.seed = seed;
-        self.calls = 0;
-    }
-
-    /// The variant the player was trained for.
-    pub fn variant(&self) -> Variant {
-        self.header.variant.parse().unwrap_or_default()
-    }
-
-    /// Search settings for play: the file's defaults without noise.
-    pub fn play_params(&self, sims: u32) -> SearchParams {
-        self.header.search.for_play(sims)
-    }
-
-    /// The best move, or None if the game is over.
-    pub fn best_move(&mut self, game: &Game, budget: Budget) -> Option<Move> {
-        self.analyse(game, budget).map(|a| a.best)
-    }
-
-    /// Search and report the candidate moves, or None if the game is over.
-    pub fn analyse(&mut self, game: &Game, budget: Budget) -> Option<Analysis> {
-        if game.outcome().is_some() {
-            return None;
-        }
-        self.calls += 1;
-        let rng = rng_stream(self.seed, "player", game.ply() as u64 ^ (self.calls << 32));
-        let r = match budget {
-            Budget::Simulations(n) => {
-                let mut tree = Tree::new(game, self.play_params(n.max(1)), rng);
-                search(&mut tree, &mut self.eval, n.max(1))?
-            }
-            Budget::Time(limit) => {
-                let t = Instant::now();
-                let mut p = self.play_params(32);
-                p.algorithm = SearchAlgorithm::Puct;
-                let mut tree = Tree::new(game, p, rng);
-                let mut r = search(&mut tree, &mut self.eval, 32)?;
-                let mut total = r.simulations;
-                while t.elapsed() < limit {
-                    r = search(&mut tree, &mut self.eval, 32)?;
-                    total += r.simulations;
-                }
-                r.simulations = total;
-                r
-            }
+    /// A checkpoint's network, playing with `sims` simulations per move by
+    /// default.
+    pub fn from_checkpoint(ck: &Checkpoint, sims: u32) -> Result<LoadedNet, CheckpointError> {
+        let cfg = &ck.config;
+        let net = ck.load_net(&Device::flex())?;
+        let header = PlayerHeader {
+            format_version: PLAYER_FORMAT_VERSION,
+            encoding_version: ENCODING_VERSION,
+            variant: cfg.variant,
+            rules: cfg.rules,
+            model: cfg.model.clone(),
+            search: cfg.search.for_play(sims.max(1)),
+            provenance: Provenance {
+                run: cfg.run.clone(),
+                iteration: ck.state.iteration,
+                games: ck.state.games,
+                rating: None,
+                rating_anchor: None,
+                config_hash: format!("{:016x}", fnv1a(cfg.to_toml().as_bytes())),
+            },
         };
-        let mut lines: Vec<AnalysisLine> = (0..r.moves.len())
-            .map(|i| AnalysisLine {
-                mv: r.moves[i],
-                visits: r.visits[i],
-                prior: r.priors[i],
-                q: r.q[i],
-            })
-            .collect();
-        lines.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
-        Some(Analysis {
-            lines,
-            best: r.best,
-            wdl: r.wdl,
-            simulations: r.simulations,
-        })
+        Ok(LoadedNet { header, net })
     }
+
+    /// The player-file bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        encode_player(&self.header, &self.net)
+    }
+
+    /// A player (MCTS guided by the network) with the header's settings.
+    pub fn player(&self, name: &str, seed: u64) -> MctsPlayer<NetEvaluator> {
+        self.player_with(name, self.header.search.clone(), seed)
+    }
+
+    /// A player with other search settings.
+    pub fn player_with(&self, name: &str, params: SearchParams, seed: u64) -> MctsPlayer<NetEvaluator> {
+        MctsPlayer::with_evaluator(
+            name.to_string(),
+            params,
+            NetEvaluator::new(&self.net),
+            rng_stream(seed, "net-player", 0),
+        )
+    }
+}
+
+/// A factory for any player spec: `random`, `alphabeta:...`, `mcts:...`,
+/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C]`
+/// where PATH is a checkpoint folder or a player file. A bare existing
+/// path is read as `net:PATH`.
+pub fn factory(text: &str) -> Result<PlayerFactory, LoadError> {
+    let text = if !text.contains(':') && Path::new(text).exists() {
+        format!("net:{text}")
+    } else {
+        text.to_string()
+    };
+    let spec = PlayerSpec::parse(&text)?;
+    if spec.kind != PlayerKind::Net {
+        return Ok(builtin_factory(&spec)?);
+    }
+    spec.check_options(&["sims", "movetime", "algo", "cpuct"])?;
+    let path = spec.path.as_deref().expect("net spec has a path");
+    let loaded = LoadedNet::load(path)?;
+    let params = spec.search_params(loaded.header.search.clone())?;
+    let loaded = Arc::new(loaded);
+    let name = spec.text.clone();
+    Ok(Arc::new(move |seed| {
+        Box::new(loaded.player_with(&name, params.clone(), seed))
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::Player as _;
+    use crate::game::Game;
+    use crate::mcts::Budget;
 
     fn sample() -> (PlayerHeader, Net) {
         let model = ModelConfig {
@@ -295,7 +274,8 @@ mod tests {
         let net = model.init(&device);
         let header = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
-            variant: "standard".into(),
+            encoding_version: ENCODING_VERSION,
+            variant: Variant::Standard,
             rules: DrawRules::default(),
             model,
             search: SearchParams::default(),
@@ -315,37 +295,51 @@ mod tests {
         assert_eq!(h, h2);
         assert!(matches!(
             decode_player(b"hello world, not a player", "x"),
-            Err(PlayerFileError::NotAPlayer(_))
+            Err(PlayerFileError::Format(_, BinError::BadMagic { .. }))
         ));
         assert!(matches!(
             decode_player(&bytes[..bytes.len() - 100], "x"),
-            Err(PlayerFileError::Corrupt(..))
+            Err(PlayerFileError::Checksum(..))
         ));
         let mut v = bytes.clone();
-        v[8] = 7;
-        assert!(matches!(
-            decode_player(&v, "x"),
-            Err(PlayerFileError::Version(_, 7))
-        ));
+        v[8] = 1;
+        let e = decode_player(&v, "x").unwrap_err().to_string();
+        assert!(e.contains("version 1") && e.contains("version 2"), "{e}");
         let mut c = bytes.clone();
         let mid = c.len() / 2;
         c[mid] ^= 0xff;
         assert!(matches!(
             decode_player(&c, "x"),
-            Err(PlayerFileError::Corrupt(..))
+            Err(PlayerFileError::Checksum(..))
+        ));
+        // Every truncation is an error, never a panic.
+        for n in 0..40.min(bytes.len()) {
+            assert!(decode_player(&bytes[..n], "x").is_err());
+        }
+        // A crafted file with a valid checksum but a header length past the end.
+        let mut w = Writer::header(MAGIC, PLAYER_FORMAT_VERSION);
+        w.u32(1_000_000);
+        let sum = fnv1a(w.as_slice());
+        w.u64(sum);
+        assert!(matches!(
+            decode_player(&w.finish(), "x"),
+            Err(PlayerFileError::Format(_, BinError::Truncated { .. }))
         ));
     }
 
     #[test]
     fn analysis_lists_moves_and_is_deterministic() {
         let (h, net) = sample();
-        let mut p = Player::from_parts(h, net);
+        let loaded = LoadedNet { header: h, net };
         let g = Game::from_variant(Variant::Standard, DrawRules::default());
-        let a = p.analyse(&g, Budget::Simulations(40)).unwrap();
+        let mut p = loaded.player("p", 1);
+        p.search_params_mut().unwrap().set_budget(Budget::Simulations(40));
+        let a = p.analyse(&g).unwrap();
         assert_eq!(a.lines.len(), 8);
+        assert_eq!(a.simulations, 40);
         assert!(a.lines.iter().any(|l| l.mv == a.best));
-        p.set_seed(1);
-        let b = p.analyse(&g, Budget::Simulations(40)).unwrap();
-        assert_eq!(a, b);
+        let mut q = loaded.player("p", 1);
+        q.search_params_mut().unwrap().set_budget(Budget::Simulations(40));
+        assert_eq!(q.analyse(&g).unwrap(), a);
     }
 }

@@ -1,14 +1,33 @@
-//! Self-play: the vectorised environment [`VecEnv`] (many games stepped in
-//! lock-step, the standard RL interface) and the self-play driver that runs
-//! one search tree per game and sends the leaves of all trees to the
-//! evaluator in one batch.
+//! Self-play: the vectorised environment [`VecEnv`] (many games, the
+//! standard RL interface), and [`SelfPlay`], the driver that runs one search
+//! tree per game and never waits.
+//!
+//! ## Self-play that never waits
+//!
+//! Every game's tree runs its own budget (a full search, whose position
+//! becomes a training sample, or a cheap one, by playout-cap
+//! randomisation) and plays its move as soon as its search ends. Each round
+//! gathers up to `leaves_per_tree` leaves from every tree, at whatever move
+//! it is on, and sends them to the evaluator in one batch, so the batch
+//! stays full. An iteration ends when its quota of games has finished; the
+//! games still running carry on into the next iteration with the new
+//! network (their searches in progress are dropped, since their values came
+//! from the old network, and searched again).
+//!
+//! The games in flight are part of a checkpoint ([`SelfPlay::to_bytes`]):
+//! their moves, their pending samples and their resignation state. Every
+//! random draw of an iteration comes from streams seeded by that
+//! iteration's seed, so a resumed run continues exactly.
 
-use crate::data::Sample;
-use crate::game::{Color, DrawRules, EndReason, Game, Move, MoveList, Outcome, Position};
-use crate::mcts::{search_batched, wdl_of_outcome, Evaluator, SearchParams, Tree};
+use crate::data::{read_sample, write_sample, Sample};
+use crate::game::{Color, DrawRules, EndReason, Game, Move, MoveList, Outcome, Position, Variant};
+use crate::mcts::{EvalRequest, Evaluator, Leaf, SearchParams, Selection, Tree, Wdl};
+use crate::net::policy_indices;
+use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::{rng_stream, Rng};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
+use std::time::Instant;
 
 /// Turns games into network inputs and moves into action indices; supplied
 /// by the caller so that this module does not depend on the network.
@@ -97,6 +116,37 @@ impl VecEnv {
         Game::new(self.start, self.rules)
     }
 
+    /// Re-seed the random streams of the opening plies (per game).
+    pub fn reseed(&mut self, seed: u64) {
+        for (i, r) in self.rngs.iter_mut().enumerate() {
+            *r = rng_stream(seed, "vecenv", i as u64);
+        }
+    }
+
+    /// Replace game `i` (e.g. a game in flight restored from a checkpoint).
+    pub fn set_game(&mut self, i: usize, game: Game) {
+        self.moves[i] = game.position().legal_moves();
+        self.games[i] = game;
+    }
+
+    /// Play a (legal) move in game `i`. If that ends the game, a fresh game
+    /// takes its place and the outcome and the finished game are returned.
+    pub fn step_game(&mut self, i: usize, m: &Move) -> Option<(Outcome, Game)> {
+        self.games[i].play_unchecked(m);
+        let ms = self.games[i].position().legal_moves();
+        match self.games[i].outcome_with(&ms) {
+            Some(o) => {
+                let g = self.fresh(i);
+                self.moves[i] = g.position().legal_moves();
+                Some((o, std::mem::replace(&mut self.games[i], g)))
+            }
+            None => {
+                self.moves[i] = ms;
+                None
+            }
+        }
+    }
+
     /// Number of games.
     pub fn len(&self) -> usize {
         self.games.len()
@@ -173,12 +223,15 @@ impl VecEnv {
         for (i, m) in moves.iter().enumerate() {
             let Some(m) = m else { continue };
             let mover = self.games[i].position().side_to_move();
-            self.games[i].play_unchecked(m);
-            let ms = self.games[i].position().legal_moves();
-            if let Some(o) = self.games[i].outcome_with(&ms) {
-                self.finish(i, o, mover, &mut r);
-            } else {
-                self.moves[i] = ms;
+            if let Some((o, g)) = self.step_game(i, m) {
+                r.rewards[i] = match o.winner {
+                    Some(w) if w == mover => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+                r.dones[i] = true;
+                r.outcomes[i] = Some(o);
+                r.finished[i] = Some(g);
             }
         }
         r
@@ -196,19 +249,6 @@ impl VecEnv {
         self.moves[i] = g.position().legal_moves();
         self.games[i] = g;
         (o, old)
-    }
-
-    fn finish(&mut self, i: usize, o: Outcome, mover: Color, r: &mut StepResult) {
-        r.rewards[i] = match o.winner {
-            Some(w) if w == mover => 1.0,
-            Some(_) => -1.0,
-            None => 0.0,
-        };
-        r.dones[i] = true;
-        r.outcomes[i] = Some(o);
-        let g = self.fresh(i);
-        self.moves[i] = g.position().legal_moves();
-        r.finished[i] = Some(std::mem::replace(&mut self.games[i], g));
     }
 }
 
@@ -283,10 +323,12 @@ impl SelfPlayConfig {
     }
 }
 
-/// Counters of one self-play run.
+/// Counters of one iteration of self-play.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SelfPlayStats {
+    /// Games finished.
     pub games: u32,
+    /// Moves played (in finished games and in games still running).
     pub plies: u64,
     pub samples: u64,
     pub white_wins: u32,
@@ -298,158 +340,414 @@ pub struct SelfPlayStats {
     pub resign_checks: u32,
     /// ... and of those, the games that side did not lose.
     pub resign_false_positives: u32,
+    /// Positions sent to the evaluator.
+    pub evals: u64,
+    /// Evaluator calls.
+    pub batches: u64,
+    /// Smallest and largest evaluator call.
+    pub min_batch: u32,
+    pub max_batch: u32,
+    /// Seconds spent inside the evaluator.
+    pub eval_seconds: f64,
+    /// Games still running when the iteration ended (they carry on).
+    pub in_flight: u32,
 }
 
+impl SelfPlayStats {
+    /// Mean positions per evaluator call.
+    pub fn mean_batch(&self) -> f64 {
+        self.evals as f64 / self.batches.max(1) as f64
+    }
+}
+
+/// One game of self-play and its search.
 struct Slot {
     tree: Option<Tree>,
+    /// A search is under way.
+    searching: bool,
+    /// The search under way is a full one (its position becomes a sample).
+    full: bool,
+    /// Samples of this game, waiting for its outcome.
     pending: Vec<(Sample, Color)>,
     may_resign: bool,
     would_resign: Option<Color>,
-    active: bool,
+    rng: Rng,
 }
 
-/// Play `cfg.games_per_iteration` games in `env` (whose size is the number
-/// of parallel games) and return the samples of their full searches.
-pub fn run_selfplay(
-    env: &mut VecEnv,
-    search: &SearchParams,
-    cfg: &SelfPlayConfig,
-    evaluator: &mut dyn Evaluator,
-    rng: &mut Rng,
-    mut on_game: impl FnMut(&SelfPlayStats),
-) -> (Vec<Sample>, SelfPlayStats) {
-    let n = env.len();
-    let target = cfg.games_per_iteration;
-    let mut started = n.min(target as usize) as u32;
-    let mut slots: Vec<Slot> = (0..n)
-        .map(|i| Slot {
-            tree: None,
-            pending: Vec::new(),
-            may_resign: rng.random::<f32>() >= cfg.no_resign_fraction,
-            would_resign: None,
-            active: i < target as usize,
-        })
-        .collect();
-    let mut stats = SelfPlayStats::default();
-    let mut out = Vec::new();
-    let mut full = vec![false; n];
-    while slots.iter().any(|s| s.active) {
-        for (i, s) in slots.iter_mut().enumerate() {
-            if !s.active {
+/// The self-play driver: `parallel_games` games, each with its own tree,
+/// kept across iterations (see the module docs).
+pub struct SelfPlay {
+    env: VecEnv,
+    slots: Vec<Slot>,
+}
+
+const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
+/// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
+pub const INFLIGHT_VERSION: u32 = 1;
+
+impl SelfPlay {
+    /// `min(parallel_games, games_per_iteration)` games from `start` under
+    /// `rules`, each opened with `cfg.opening_plies` random plies.
+    pub fn new(cfg: &SelfPlayConfig, start: Position, rules: DrawRules, seed: u64) -> SelfPlay {
+        let n = cfg.parallel_games.min(cfg.games_per_iteration).max(1) as usize;
+        let env = VecEnv::new(n, start, rules, cfg.opening_plies, seed);
+        let slots = (0..n)
+            .map(|i| {
+                let mut rng = rng_stream(seed, "selfplay-slot", i as u64);
+                Slot {
+                    tree: None,
+                    searching: false,
+                    full: false,
+                    pending: Vec::new(),
+                    may_resign: rng.random::<f32>() >= cfg.no_resign_fraction,
+                    would_resign: None,
+                    rng,
+                }
+            })
+            .collect();
+        SelfPlay { env, slots }
+    }
+
+    /// Number of games played at once.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+    /// The games being played.
+    pub fn games(&self) -> &[Game] {
+        self.env.games()
+    }
+
+    /// Play until `cfg.games_per_iteration` games have finished; return the
+    /// samples of their full searches. Every random draw comes from streams
+    /// of `seed`. `on_game` is called after each finished game.
+    pub fn run_iteration(
+        &mut self,
+        search: &SearchParams,
+        cfg: &SelfPlayConfig,
+        evaluator: &mut dyn Evaluator,
+        seed: u64,
+        mut on_game: impl FnMut(&SelfPlayStats),
+    ) -> Vec<Sample> {
+        self.run_iteration_stats(search, cfg, evaluator, seed, &mut on_game)
+            .0
+    }
+
+    /// [`SelfPlay::run_iteration`], also returning the iteration's counters.
+    pub fn run_iteration_stats(
+        &mut self,
+        search: &SearchParams,
+        cfg: &SelfPlayConfig,
+        evaluator: &mut dyn Evaluator,
+        seed: u64,
+        on_game: &mut dyn FnMut(&SelfPlayStats),
+    ) -> (Vec<Sample>, SelfPlayStats) {
+        self.env.reseed(rng_stream(seed, "selfplay-openings", 0).random());
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            s.rng = rng_stream(seed, "selfplay-slot", i as u64);
+            s.tree = None;
+            s.searching = false;
+        }
+        let mut stats = SelfPlayStats::default();
+        let mut out = Vec::new();
+        let target = cfg.games_per_iteration;
+        while stats.games < target {
+            self.start_searches(search, cfg);
+            self.evaluate_round(evaluator, &mut stats);
+            self.play_finished(cfg, &mut stats, &mut out, on_game);
+        }
+        // The searches under way are dropped: their values came from the
+        // network being replaced.
+        for s in &mut self.slots {
+            s.tree = None;
+            s.searching = false;
+        }
+        stats.in_flight = self.slots.len() as u32;
+        (out, stats)
+    }
+
+    /// Start a search in every tree that has none under way.
+    fn start_searches(&mut self, search: &SearchParams, cfg: &SelfPlayConfig) {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if s.searching {
                 continue;
             }
-            let g = &env.games()[i];
-            let tree = s
-                .tree
-                .get_or_insert_with(|| Tree::new(g, search.clone(), rng_stream(rng.random(), "tree", 0)));
-            full[i] = rng.random::<f32>() < cfg.full_search_prob;
-            tree.params_mut().dirichlet_epsilon = if full[i] { search.dirichlet_epsilon } else { 0.0 };
-            tree.start(if full[i] { cfg.full_sims } else { cfg.cheap_sims });
+            let g = &self.env.games()[i];
+            let tree = s.tree.get_or_insert_with(|| {
+                let seed = s.rng.random();
+                Tree::new(g, search.clone(), rng_stream(seed, "tree", 0))
+            });
+            s.full = s.rng.random::<f32>() < cfg.full_search_prob;
+            tree.params_mut().dirichlet_epsilon = if s.full { search.dirichlet_epsilon } else { 0.0 };
+            tree.start(if s.full { cfg.full_sims } else { cfg.cheap_sims });
+            s.searching = true;
         }
-        {
-            let mut trees: Vec<&mut Tree> = slots
-                .iter_mut()
-                .filter(|s| s.active)
-                .filter_map(|s| s.tree.as_mut())
-                .collect();
-            search_batched(&mut trees, evaluator);
+    }
+
+    /// Gather leaves from every tree, evaluate them in one call, back them up.
+    fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator, stats: &mut SelfPlayStats) {
+        let mut leaves: Vec<(usize, Leaf)> = Vec::new();
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let Some(t) = s.tree.as_mut() else { continue };
+            let mut taken = 0;
+            while t.wants_more() && taken < t.params().leaves_per_tree {
+                match t.select() {
+                    Selection::NeedsEval(l) => {
+                        leaves.push((i, l));
+                        taken += 1;
+                    }
+                    Selection::Done => {}
+                    Selection::Busy => break,
+                }
+            }
         }
-        let mut moves = Vec::with_capacity(n);
-        let mut resign = vec![false; n];
-        for (i, s) in slots.iter_mut().enumerate() {
-            let g = &env.games()[i];
-            let result = if s.active {
-                s.tree.as_mut().and_then(|t| t.result())
-            } else {
-                None
-            };
-            let Some(r) = result else {
-                // Inactive slot: its game stays where it is.
-                moves.push(None);
+        if leaves.is_empty() {
+            return;
+        }
+        let reqs: Vec<EvalRequest<'_>> = leaves
+            .iter()
+            .map(|(_, l)| EvalRequest {
+                game: &l.game,
+                moves: &l.moves,
+            })
+            .collect();
+        let t = Instant::now();
+        let evals = evaluator.evaluate(&reqs);
+        stats.eval_seconds += t.elapsed().as_secs_f64();
+        assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
+        let n = leaves.len() as u32;
+        stats.min_batch = if stats.batches == 0 {
+            n
+        } else {
+            stats.min_batch.min(n)
+        };
+        stats.max_batch = stats.max_batch.max(n);
+        stats.batches += 1;
+        stats.evals += n as u64;
+        for ((i, l), e) in leaves.into_iter().zip(evals) {
+            self.slots[i].tree.as_mut().expect("tree with a leaf").apply(l, e);
+        }
+    }
+
+    /// Play the move of every tree whose search has ended.
+    fn play_finished(
+        &mut self,
+        cfg: &SelfPlayConfig,
+        stats: &mut SelfPlayStats,
+        out: &mut Vec<Sample>,
+        on_game: &mut dyn FnMut(&SelfPlayStats),
+    ) {
+        for i in 0..self.slots.len() {
+            let s = &mut self.slots[i];
+            let Some(tree) = s.tree.as_mut() else { continue };
+            if !s.searching || !tree.finished() {
+                continue;
+            }
+            s.searching = false;
+            let Some(r) = tree.result() else {
+                // The root is a finished game: cannot happen (finished games
+                // are replaced at once); start this game again.
+                s.tree = None;
                 continue;
             };
+            let g = &self.env.games()[i];
             let side = g.position().side_to_move();
-            if full[i] {
+            if s.full {
                 let limit = g.rules().no_progress_plies.max(1) as f32;
+                let idx = policy_indices(g.position(), &r.moves);
                 s.pending.push((
                     Sample {
                         pos: *g.position(),
                         repeated: g.repetitions() > 1,
                         no_progress: (g.position().no_progress() as f32 / limit).min(1.0),
-                        policy: r.policy.clone(),
-                        z: [0.0; 3],
+                        policy: idx.into_iter().zip(r.policy.iter().copied()).collect(),
+                        z: Wdl::DRAW,
                         q: r.wdl,
                     },
                     side,
                 ));
             }
+            let mut resign = false;
             if cfg.resign_threshold < 1.0
                 && g.ply() as u32 >= cfg.resign_min_ply
-                && r.wdl[2] > cfg.resign_threshold
+                && r.wdl.loss > cfg.resign_threshold
             {
                 if s.may_resign {
-                    resign[i] = true;
+                    resign = true;
                 } else if s.would_resign.is_none() {
                     s.would_resign = Some(side);
                 }
             }
-            moves.push(Some(r.best));
-        }
-        // Resignations first (they end the game before the move).
-        let mut ended: Vec<(usize, Outcome, Game)> = Vec::new();
-        for i in 0..n {
-            if resign[i] {
-                let (o, g) = env.resign(i);
-                moves[i] = None;
-                ended.push((i, o, g));
-            }
-        }
-        let step = env.step_some(&moves);
-        for i in 0..n {
-            if resign[i] || moves[i].is_none() {
-                continue;
-            }
-            stats.plies += 1;
-            if step.dones[i] {
-                let o = step.outcomes[i].expect("outcome of a finished game");
-                let g = step.finished[i].clone().expect("finished game");
-                ended.push((i, o, g));
-            } else if let (Some(t), Some(m)) = (slots[i].tree.as_mut(), moves[i]) {
-                t.advance(&m);
-            }
-        }
-        for (i, o, _g) in ended {
-            let s = &mut slots[i];
-            for (mut sample, side) in s.pending.drain(..) {
-                sample.z = wdl_of_outcome(&o, side);
-                out.push(sample);
-                stats.samples += 1;
-            }
-            stats.games += 1;
-            match o.winner {
-                Some(Color::White) => stats.white_wins += 1,
-                Some(Color::Black) => stats.black_wins += 1,
-                None => stats.draws += 1,
-            }
-            if o.reason == EndReason::Resignation {
-                stats.resignations += 1;
-            }
-            if let Some(c) = s.would_resign {
-                stats.resign_checks += 1;
-                if o.winner != Some(c.opposite()) {
-                    stats.resign_false_positives += 1;
-                }
-            }
-            s.tree = None;
-            s.would_resign = None;
-            s.may_resign = rng.random::<f32>() >= cfg.no_resign_fraction;
-            if started < target {
-                started += 1;
+            let ended = if resign {
+                Some(self.env.resign(i))
             } else {
-                s.active = false;
+                stats.plies += 1;
+                let e = self.env.step_game(i, &r.best);
+                if e.is_none() {
+                    self.slots[i].tree.as_mut().expect("tree").advance(&r.best);
+                }
+                e
+            };
+            if let Some((o, _game)) = ended {
+                self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
+                on_game(stats);
             }
-            on_game(&stats);
         }
     }
-    (out, stats)
+
+    fn finish_game(
+        &mut self,
+        i: usize,
+        o: &Outcome,
+        no_resign_fraction: f32,
+        stats: &mut SelfPlayStats,
+        out: &mut Vec<Sample>,
+    ) {
+        let s = &mut self.slots[i];
+        for (mut sample, side) in s.pending.drain(..) {
+            sample.z = Wdl::of_outcome(o, side);
+            out.push(sample);
+            stats.samples += 1;
+        }
+        stats.games += 1;
+        match o.winner {
+            Some(Color::White) => stats.white_wins += 1,
+            Some(Color::Black) => stats.black_wins += 1,
+            None => stats.draws += 1,
+        }
+        if o.reason == EndReason::Resignation {
+            stats.resignations += 1;
+        }
+        if let Some(c) = s.would_resign {
+            stats.resign_checks += 1;
+            if o.winner != Some(c.opposite()) {
+                stats.resign_false_positives += 1;
+            }
+        }
+        s.tree = None;
+        s.searching = false;
+        s.would_resign = None;
+        s.may_resign = s.rng.random::<f32>() >= no_resign_fraction;
+    }
+
+    /// The games in flight as bytes (for checkpoints): per game its start
+    /// position, rules and moves, its pending samples and resignation state.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::header(INFLIGHT_MAGIC, INFLIGHT_VERSION);
+        w.u32(crate::net::ENCODING_VERSION);
+        w.u64(self.env.episodes);
+        w.u64(self.slots.len() as u64);
+        for (s, g) in self.slots.iter().zip(self.env.games()) {
+            write_game(&mut w, g);
+            w.u8(s.may_resign as u8);
+            w.u8(match s.would_resign {
+                None => 0,
+                Some(Color::White) => 1,
+                Some(Color::Black) => 2,
+            });
+            w.u32(s.pending.len() as u32);
+            for (sample, side) in &s.pending {
+                w.u8((*side == Color::Black) as u8);
+                write_sample(&mut w, sample);
+            }
+        }
+        w.finish()
+    }
+
+    /// Restore the games in flight written by [`SelfPlay::to_bytes`] into a
+    /// driver made with the same settings.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), BinError> {
+        let mut r = Reader::new(bytes, "games-in-flight file");
+        r.header(INFLIGHT_MAGIC, &[INFLIGHT_VERSION])?;
+        let enc = r.u32()?;
+        if enc != crate::net::ENCODING_VERSION {
+            return Err(r.invalid(format!(
+                "written for input encoding version {enc}; this build uses version {}",
+                crate::net::ENCODING_VERSION
+            )));
+        }
+        let episodes = r.u64()?;
+        let n = r.count(8)?;
+        if n != self.slots.len() {
+            return Err(r.invalid(format!(
+                "{n} games in flight, but the run plays {} at once",
+                self.slots.len()
+            )));
+        }
+        let mut restored = Vec::with_capacity(n);
+        for _ in 0..n {
+            let game = read_game(&mut r)?;
+            let may_resign = r.u8()? != 0;
+            let would_resign = match r.u8()? {
+                0 => None,
+                1 => Some(Color::White),
+                2 => Some(Color::Black),
+                v => return Err(r.invalid(format!("bad resignation code {v}"))),
+            };
+            let k = r.u32()? as usize;
+            let mut pending = Vec::with_capacity(k.min(4096));
+            for _ in 0..k {
+                let side = if r.u8()? != 0 { Color::Black } else { Color::White };
+                pending.push((read_sample(&mut r)?, side));
+            }
+            restored.push((game, may_resign, would_resign, pending));
+        }
+        r.end()?;
+        self.env.episodes = episodes;
+        for (i, (game, may_resign, would_resign, pending)) in restored.into_iter().enumerate() {
+            self.env.set_game(i, game);
+            let s = &mut self.slots[i];
+            s.tree = None;
+            s.searching = false;
+            s.may_resign = may_resign;
+            s.would_resign = would_resign;
+            s.pending = pending;
+        }
+        Ok(())
+    }
+}
+
+/// Append a game: its start (variant name and FEN), its draw rules, and
+/// each move as its index among the legal moves.
+fn write_game(w: &mut Writer, g: &Game) {
+    w.str16(g.start().variant().name());
+    w.str16(&g.start().to_fen());
+    w.u32(g.rules().no_progress_plies);
+    w.u32(g.rules().max_plies);
+    w.u32(g.moves().len() as u32);
+    let mut replay = Game::new(*g.start(), g.rules());
+    for m in g.moves() {
+        let legal = replay.position().legal_moves();
+        let k = legal.iter().position(|x| x == m).unwrap_or(0);
+        w.u16(k as u16);
+        replay.play_unchecked(m);
+    }
+}
+
+/// Read a game written by [`write_game`], checking every move.
+fn read_game(r: &mut Reader<'_>) -> Result<Game, BinError> {
+    let variant: Variant = r.str16()?.parse().map_err(|e| r.invalid(format!("{e}")))?;
+    let fen = r.str16()?;
+    let start = Position::from_fen(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
+    let rules = DrawRules {
+        no_progress_plies: r.u32()?,
+        max_plies: r.u32()?,
+    };
+    let n = r.u32()?;
+    let mut g = Game::new(start, rules);
+    let mut legal = MoveList::new();
+    for _ in 0..n {
+        g.position().legal_moves_into(&mut legal);
+        if g.outcome_with(&legal).is_some() {
+            return Err(r.invalid("a game in flight has moves after its end"));
+        }
+        let k = r.u16()? as usize;
+        let m = *legal
+            .get(k)
+            .ok_or_else(|| r.invalid(format!("move index {k} of {} legal moves", legal.len())))?;
+        g.play_unchecked(&m);
+    }
+    Ok(g)
 }

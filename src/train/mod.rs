@@ -8,6 +8,7 @@
 //! reflection (each sample reflected with probability 1/2).
 
 use crate::data::Sample;
+use crate::mcts::Wdl;
 use crate::net::{planes_tensor, policy_indices, reflect_index, ModelConfig, Net, Observation, POLICY_SIZE};
 use crate::util::Rng;
 pub mod optim;
@@ -19,12 +20,32 @@ use optim::{Optimizer, Rule};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
+/// The update rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// Adam with decoupled weight decay.
+    AdamW,
+    /// SGD with heavy-ball momentum.
+    Sgd,
+}
+
+/// The learning-rate schedule after warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// The peak rate throughout.
+    Constant,
+    /// Cosine decay to `min_lr_factor * lr` at `schedule_steps`.
+    Cosine,
+}
+
 /// Optimiser and schedule settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainParams {
     /// `adamw` or `sgd` (with momentum).
-    pub optimizer: String,
+    pub optimizer: OptimizerKind,
     /// Peak learning rate.
     pub lr: f64,
     /// Weight decay (decoupled for AdamW, L2 for SGD).
@@ -34,7 +55,7 @@ pub struct TrainParams {
     /// Linear warm-up steps.
     pub warmup_steps: u64,
     /// `constant` or `cosine` (decays to `min_lr_factor * lr` at `schedule_steps`).
-    pub schedule: String,
+    pub schedule: Schedule,
     /// Steps over which the cosine schedule decays.
     pub schedule_steps: u64,
     /// Floor of the schedule as a fraction of `lr`.
@@ -57,12 +78,12 @@ pub struct TrainParams {
 impl Default for TrainParams {
     fn default() -> Self {
         TrainParams {
-            optimizer: "adamw".into(),
+            optimizer: OptimizerKind::AdamW,
             lr: 2e-3,
             weight_decay: 1e-4,
             momentum: 0.9,
             warmup_steps: 50,
-            schedule: "constant".into(),
+            schedule: Schedule::Constant,
             schedule_steps: 10_000,
             min_lr_factor: 0.1,
             grad_clip: 1.0,
@@ -79,18 +100,6 @@ impl TrainParams {
     /// Check every value; the error names the key.
     pub fn validate(&self) -> Result<(), String> {
         let k = "train.";
-        if !["adamw", "sgd"].contains(&self.optimizer.as_str()) {
-            return Err(format!(
-                "{k}optimizer must be \"adamw\" or \"sgd\", got \"{}\"",
-                self.optimizer
-            ));
-        }
-        if !["constant", "cosine"].contains(&self.schedule.as_str()) {
-            return Err(format!(
-                "{k}schedule must be \"constant\" or \"cosine\", got \"{}\"",
-                self.schedule
-            ));
-        }
         if !(self.lr > 0.0 && self.lr < 10.0) {
             return Err(format!("{k}lr must be in (0, 10), got {}", self.lr));
         }
@@ -152,23 +161,23 @@ impl TrainParams {
         } else {
             1.0
         };
-        let sched = match self.schedule.as_str() {
-            "cosine" => {
+        let sched = match self.schedule {
+            Schedule::Cosine => {
                 let t = (step.min(self.schedule_steps) as f64) / self.schedule_steps as f64;
                 self.min_lr_factor
                     + (1.0 - self.min_lr_factor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
-            _ => 1.0,
+            Schedule::Constant => 1.0,
         };
         self.lr * warm * sched
     }
 
     fn optimizer(&self, device: Device) -> Optimizer {
-        let rule = match self.optimizer.as_str() {
-            "sgd" => Rule::Sgd {
+        let rule = match self.optimizer {
+            OptimizerKind::Sgd => Rule::Sgd {
                 momentum: self.momentum as f32,
             },
-            _ => Rule::AdamW {
+            OptimizerKind::AdamW => Rule::AdamW {
                 beta1: 0.9,
                 beta2: 0.999,
                 eps: 1e-8,
@@ -208,9 +217,12 @@ pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList
             pos: *g.position(),
             repeated: false,
             no_progress: 0.0,
-            policy: vec![1.0 / m.len().max(1) as f32; m.len()],
-            z: [0.0, 1.0, 0.0],
-            q: [0.3, 0.4, 0.3],
+            policy: policy_indices(g.position(), m)
+                .into_iter()
+                .map(|i| (i, 1.0 / m.len().max(1) as f32))
+                .collect(),
+            z: Wdl::DRAW,
+            q: Wdl::new(0.3, 0.4, 0.3),
         })
         .collect()
 }
@@ -232,24 +244,19 @@ fn make_batch(samples: &[&Sample], q_weight: f32, rng: &mut Rng) -> Batch {
         value: Vec::with_capacity(n * 3),
     };
     for (i, s) in samples.iter().enumerate() {
-        let moves = s.pos.legal_moves();
-        let mut idx = policy_indices(&s.pos, &moves);
         let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress);
-        if rng.random::<bool>() {
+        let reflect = rng.random::<bool>();
+        if reflect {
             obs = obs.reflect();
-            for x in &mut idx {
-                *x = reflect_index(*x);
-            }
         }
         b.obs.push(obs);
-        for (k, &j) in idx.iter().enumerate() {
+        for &(j, p) in &s.policy {
+            let j = if reflect { reflect_index(j) } else { j };
             let at = i * POLICY_SIZE + j as usize;
-            b.policy[at] += s.policy.get(k).copied().unwrap_or(0.0);
+            b.policy[at] += p;
             b.mask[at] = 0.0;
         }
-        for c in 0..3 {
-            b.value.push((1.0 - q_weight) * s.z[c] + q_weight * s.q[c]);
-        }
+        b.value.extend(s.z.mix(s.q, q_weight).to_array());
     }
     b
 }

@@ -7,6 +7,7 @@
 //!
 //! Gradients are clipped per parameter tensor to `clip` in L2 norm (0 = off).
 
+use crate::util::bin::{BinError, Reader, Writer};
 use burn::module::{Module, ModuleMapper, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -99,57 +100,43 @@ impl Optimizer {
 
     /// The state as bytes (parameters in id order).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::new();
-        b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
-        b.extend_from_slice(&self.t.to_le_bytes());
-        b.extend_from_slice(&(self.state.len() as u64).to_le_bytes());
+        let mut w = Writer::header(MAGIC, VERSION);
+        w.u64(self.t);
+        w.u64(self.state.len() as u64);
         for (id, (m, v)) in &self.state {
-            b.extend_from_slice(&id.to_le_bytes());
-            b.extend_from_slice(&(m.dims()[0] as u64).to_le_bytes());
-            b.push(v.is_some() as u8);
+            w.u64(*id);
+            w.u64(m.dims()[0] as u64);
+            w.u8(v.is_some() as u8);
             for t in std::iter::once(m).chain(v.iter()) {
                 let data: Vec<f32> = t.to_data().try_into_vec::<f32>().unwrap_or_default();
                 for x in data {
-                    b.extend_from_slice(&x.to_le_bytes());
+                    w.f32(x);
                 }
             }
         }
-        b
+        w.finish()
     }
 
     /// Restore state written by [`Optimizer::to_bytes`].
-    pub fn load_bytes(&mut self, data: &[u8]) -> Result<(), String> {
-        let mut at = 0usize;
-        let mut take = |n: usize| -> Result<&[u8], String> {
-            let s = data.get(at..at + n).ok_or("optimizer state is truncated")?;
-            at += n;
-            Ok(s)
-        };
-        if take(8)? != MAGIC {
-            return Err("not an optimizer state file (bad magic)".into());
-        }
-        let version = u32::from_le_bytes(take(4)?.try_into().expect("4 bytes"));
-        if version != VERSION {
-            return Err(format!(
-                "optimizer state version {version} is not supported (expected {VERSION})"
-            ));
-        }
-        let t = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
-        let count = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
+    pub fn load_bytes(&mut self, data: &[u8]) -> Result<(), BinError> {
+        let mut r = Reader::new(data, "optimizer state");
+        r.header(MAGIC, &[VERSION])?;
+        let t = r.u64()?;
+        let count = r.count(17)?;
         let mut state = BTreeMap::new();
         for _ in 0..count {
-            let id = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
-            let n = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes")) as usize;
-            if n > 1 << 30 {
-                return Err("optimizer state has an absurd tensor size".into());
+            let id = r.u64()?;
+            let n = r.u64()?;
+            if n > r.remaining() as u64 / 4 {
+                return Err(r.invalid(format!("tensor of {n} values is longer than the file")));
             }
-            let has_v = take(1)?[0] != 0;
-            let mut read = || -> Result<Tensor<1>, String> {
-                let bytes = take(n * 4)?;
+            let n = n as usize;
+            let has_v = r.u8()? != 0;
+            let mut read = || -> Result<Tensor<1>, BinError> {
+                let bytes = r.take(n * 4)?;
                 let v: Vec<f32> = bytes
                     .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                     .collect();
                 Ok(Tensor::from_data(TensorData::new(v, [n]), &self.device))
             };
@@ -157,9 +144,7 @@ impl Optimizer {
             let v = if has_v { Some(read()?) } else { None };
             state.insert(id, (m, v));
         }
-        if at != data.len() {
-            return Err("optimizer state has trailing bytes".into());
-        }
+        r.end()?;
         self.t = t;
         self.state = state;
         Ok(())

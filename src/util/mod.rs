@@ -1,6 +1,7 @@
 //! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing
 //! and process CPU time.
 
+pub mod bin;
 pub mod elo;
 
 use rand::SeedableRng;

@@ -1,18 +1,33 @@
-//! Run configuration: TOML read with serde, unknown keys rejected, every
-//! value validated with a message naming the key; `--set key=value`
-//! overrides; the default config is embedded in the binary.
+//! The run's configuration: TOML read with serde, unknown keys rejected,
+//! every value validated with a message naming the key; `key=value`
+//! overrides; the default config is embedded in the library.
 
-use anyhow::{bail, Context, Result};
-use damone::game::{DrawRules, Variant};
-use damone::mcts::SearchParams;
-use damone::net::ModelConfig;
-use damone::selfplay::SelfPlayConfig;
-use damone::train::TrainParams;
+use crate::game::{DrawRules, Variant};
+use crate::mcts::SearchParams;
+use crate::net::ModelConfig;
+use crate::selfplay::SelfPlayConfig;
+use crate::train::TrainParams;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// `configs/default.toml`, embedded so that `damone train` needs no file.
 pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
+
+/// Why a config could not be used. Each message names the file (or
+/// override) and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("cannot parse {0}: {1}")]
+    Parse(String, String),
+    #[error("invalid config {0}: {1}")]
+    Invalid(String, String),
+    #[error("--set '{0}': {1}")]
+    Set(String, String),
+}
+
+type Result<T> = std::result::Result<T, ConfigError>;
 
 /// Evaluation against the alpha-beta baseline during training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,8 +71,8 @@ pub struct RunConfig {
     pub iterations: u32,
     /// Stop after this much wall time in minutes (0 = no limit).
     pub time_limit_minutes: f64,
-    /// Rules variant.
-    pub variant: String,
+    /// Rules variant: standard, damone-hunt or three-damas.
+    pub variant: Variant,
     /// Folder holding runs.
     pub checkpoint_dir: String,
     /// Checkpoints kept besides the best one.
@@ -78,7 +93,7 @@ impl Default for RunConfig {
             threads: 2,
             iterations: 0,
             time_limit_minutes: 60.0,
-            variant: "standard".into(),
+            variant: Variant::Standard,
             checkpoint_dir: "checkpoints".into(),
             keep_last: 3,
             rules: DrawRules::default(),
@@ -94,19 +109,17 @@ impl Default for RunConfig {
 impl RunConfig {
     /// Parse TOML text (with `--set` overrides applied first) and validate.
     pub fn from_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
+        let one_line = |e: &dyn std::fmt::Display| e.to_string().trim().replace('\n', " ");
         let mut value: toml::Table =
-            toml::from_str(text).with_context(|| format!("cannot parse {origin}"))?;
+            toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), one_line(&e)))?;
         for s in sets {
             apply_set(&mut value, s)?;
         }
-        let cfg: RunConfig = value.try_into().map_err(|e: toml::de::Error| {
-            anyhow::anyhow!(
-                "invalid config {origin}: {}",
-                e.to_string().trim().replace('\n', " ")
-            )
-        })?;
+        let cfg: RunConfig = value
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Invalid(origin.to_string(), one_line(&e)))?;
         cfg.validate()
-            .map_err(|e| anyhow::anyhow!("invalid config {origin}: {e}"))?;
+            .map_err(|e| ConfigError::Invalid(origin.to_string(), e))?;
         Ok(cfg)
     }
 
@@ -115,15 +128,15 @@ impl RunConfig {
         match path {
             None => RunConfig::from_toml(DEFAULT_CONFIG, sets, "(embedded default config)"),
             Some(p) => {
-                let text = std::fs::read_to_string(p)
-                    .with_context(|| format!("cannot read config {}", p.display()))?;
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| ConfigError::Io(p.display().to_string(), e))?;
                 RunConfig::from_toml(&text, sets, &p.display().to_string())
             }
         }
     }
 
     /// Check every value; the error names the key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> std::result::Result<(), String> {
         if self.run.is_empty() || self.run.contains(['/', '\\']) || self.run.starts_with('.') {
             return Err(format!("run must be a plain folder name, got \"{}\"", self.run));
         }
@@ -139,9 +152,6 @@ impl RunConfig {
         if self.iterations == 0 && self.time_limit_minutes == 0.0 {
             return Err("set iterations or time_limit_minutes (both are 0: the run would never stop)".into());
         }
-        self.variant
-            .parse::<Variant>()
-            .map_err(|e| format!("variant: {e}"))?;
         if self.keep_last == 0 {
             return Err("keep_last must be at least 1".into());
         }
@@ -172,6 +182,11 @@ impl RunConfig {
         Ok(())
     }
 
+    /// The run's folder: `<checkpoint_dir>/<run>`.
+    pub fn run_dir(&self) -> std::path::PathBuf {
+        Path::new(&self.checkpoint_dir).join(&self.run)
+    }
+
     /// The config as TOML text.
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("config serialises")
@@ -181,8 +196,9 @@ impl RunConfig {
 /// Apply `a.b.c=value` to a TOML table. The value is read as TOML (number,
 /// boolean, array, quoted string) or, failing that, as a bare string.
 fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
+    let err = |why: String| ConfigError::Set(set.to_string(), why);
     let Some((key, raw)) = set.split_once('=') else {
-        bail!("--set '{set}' must look like key=value (e.g. train.lr=0.001)");
+        return Err(err("must look like key=value (e.g. train.lr=0.001)".into()));
     };
     let key = key.trim();
     let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
@@ -191,7 +207,7 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
     };
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        bail!("--set '{set}': bad key '{key}'");
+        return Err(err(format!("bad key '{key}'")));
     }
     let mut t = table;
     for p in &parts[..parts.len() - 1] {
@@ -200,7 +216,7 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = entry
             .as_table_mut()
-            .with_context(|| format!("--set '{set}': '{p}' is not a section"))?;
+            .ok_or_else(|| err(format!("'{p}' is not a section")))?;
     }
     t.insert(parts[parts.len() - 1].to_string(), value);
     Ok(())

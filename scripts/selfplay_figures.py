@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Self-play figures of training runs from their metrics.csv: mean and
+minimum network batch, network evaluations per second of self-play, and
+positions (moves) per second of self-play, over every iteration of each run.
+
+    python3 scripts/selfplay_figures.py checkpoints/before checkpoints/after
+"""
+import csv
+import sys
+from pathlib import Path
+
+
+def figures(run_dir: Path) -> dict:
+    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    num = lambda r, k: float(r[k]) if r.get(k) not in (None, "") else 0.0
+    sp = sum(num(r, "selfplay_s") for r in rows)
+    evals = sum(num(r, "net_evals") for r in rows)
+    batches = sum(num(r, "net_evals") / num(r, "mean_batch") for r in rows if num(r, "mean_batch") > 0)
+    return {
+        "iterations": len(rows),
+        "games": int(sum(num(r, "games") for r in rows)),
+        "selfplay_s": sp,
+        "mean_batch": evals / batches if batches else float("nan"),
+        "min_batch": int(min(num(r, "min_batch") for r in rows)) if rows else 0,
+        "evals_per_s": evals / sp if sp else float("nan"),
+        "positions_per_s": sum(num(r, "positions") for r in rows) / sp if sp else float("nan"),
+        "train_s": sum(num(r, "train_s") for r in rows),
+    }
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    cols = ["run", "iterations", "games", "selfplay_s", "train_s", "mean_batch", "min_batch", "evals_per_s", "positions_per_s"]
+    print(",".join(cols))
+    for d in sys.argv[1:]:
+        f = figures(Path(d))
+        print(",".join([d] + [f"{f[c]:.1f}" if isinstance(f[c], float) else str(f[c]) for c in cols[1:]]))
+
+
+if __name__ == "__main__":
+    main()

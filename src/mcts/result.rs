@@ -1,0 +1,116 @@
+//! The result of a search: root statistics, the policy target (visit
+//! distribution for PUCT, completed-Q improved policy for Gumbel) and the
+//! move to play.
+
+use super::tree::{State, Tree};
+use super::wdl::Wdl;
+use crate::game::Move;
+use rand::Rng as _;
+
+/// The outcome of a search: statistics of the root moves, the training
+/// policy target, the root value and the move to play.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub moves: Vec<Move>,
+    pub visits: Vec<u32>,
+    pub priors: Vec<f32>,
+    /// Mean value of each move for the side to move (None if unvisited).
+    pub q: Vec<Option<f32>>,
+    /// Policy target: visit distribution (PUCT) or completed-Q improved
+    /// policy (Gumbel).
+    pub policy: Vec<f32>,
+    /// Root win/draw/loss estimate for the side to move.
+    pub wdl: Wdl,
+    /// The move chosen to play.
+    pub best: Move,
+    /// Simulations this search ran.
+    pub simulations: u32,
+}
+
+impl Tree {
+    /// Statistics of the finished search and the move to play.
+    pub fn result(&mut self) -> Option<SearchResult> {
+        let nd = self.nodes[self.root as usize].clone();
+        if nd.state != State::Expanded {
+            return None;
+        }
+        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
+        let edges = &self.edges[range];
+        let moves: Vec<Move> = edges.iter().map(|e| e.mv).collect();
+        let visits: Vec<u32> = edges.iter().map(|e| self.edge_n(e)).collect();
+        let priors: Vec<f32> = edges.iter().map(|e| e.raw).collect();
+        let q: Vec<Option<f32>> = edges.iter().map(|e| self.edge_q(e).map(|x| x as f32)).collect();
+        let total: u32 = visits.iter().sum();
+        let wdl = if nd.n > 0 {
+            let n = nd.n as f64;
+            Wdl::new(
+                (nd.wdl[0] / n) as f32,
+                (nd.wdl[1] / n) as f32,
+                (nd.wdl[2] / n) as f32,
+            )
+        } else {
+            nd.value
+        };
+        let (policy, best) = if let Some(gr) = &self.gumbel {
+            let pi = self.improved_policy(self.root);
+            let scores = self.gumbel_scores();
+            let best = *gr
+                .remaining
+                .iter()
+                .max_by(|&&a, &&b| {
+                    scores[a as usize]
+                        .total_cmp(&scores[b as usize])
+                        .then(visits[b as usize].cmp(&visits[a as usize]))
+                })
+                .expect("at least one candidate");
+            (
+                pi.into_iter().map(|x| x as f32).collect::<Vec<_>>(),
+                best as usize,
+            )
+        } else {
+            let policy: Vec<f32> = if total > 0 {
+                visits.iter().map(|&v| v as f32 / total as f32).collect()
+            } else {
+                priors.clone()
+            };
+            let t = if (self.game.ply() as u32) < self.params.temperature_plies {
+                self.params.temperature
+            } else {
+                self.params.temperature_final
+            };
+            (policy, self.pick_by_visits(&visits, &priors, t))
+        };
+        Some(SearchResult {
+            best: moves[best],
+            moves,
+            visits,
+            priors,
+            q,
+            policy,
+            wdl,
+            simulations: self.sims,
+        })
+    }
+
+    fn pick_by_visits(&mut self, visits: &[u32], priors: &[f32], t: f32) -> usize {
+        if t <= 1e-3 || visits.iter().all(|&v| v == 0) {
+            return (0..visits.len())
+                .max_by(|&a, &b| visits[a].cmp(&visits[b]).then(priors[a].total_cmp(&priors[b])))
+                .unwrap_or(0);
+        }
+        let maxv = *visits.iter().max().unwrap_or(&1) as f64;
+        let w: Vec<f64> = visits
+            .iter()
+            .map(|&v| (v as f64 / maxv).powf(1.0 / t as f64))
+            .collect();
+        let s: f64 = w.iter().sum();
+        let mut x = self.rng.random::<f64>() * s;
+        for (i, wi) in w.iter().enumerate() {
+            if x < *wi {
+                return i;
+            }
+            x -= wi;
+        }
+        w.len() - 1
+    }
+}

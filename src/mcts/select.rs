@@ -1,0 +1,213 @@
+//! One simulation: descent by PUCT (with first-play urgency) or the Gumbel
+//! interior rule, virtual loss, expansion with an evaluation, exact
+//! terminal values, and WDL backup.
+
+use super::evaluator::Evaluation;
+use super::params::SearchAlgorithm;
+use super::tree::{Edge, Node, State, Tree, NO_NODE};
+use super::wdl::Wdl;
+use crate::game::{Game, MoveList};
+
+/// A leaf waiting for evaluation: its game and legal moves, and the path of
+/// nodes from the root to it.
+pub struct Leaf {
+    pub game: Game,
+    pub moves: MoveList,
+    path: Vec<u32>,
+}
+
+/// What one selection step produced.
+pub enum Selection {
+    /// A leaf to evaluate (pass the evaluation to [`Tree::apply`]).
+    NeedsEval(Leaf),
+    /// The simulation ended in a known (terminal) node and is backed up.
+    Done,
+    /// The descent met a leaf already waiting for evaluation: try again
+    /// after this batch is applied.
+    Busy,
+}
+
+impl Tree {
+    /// Value of edge `e` for the side to move at its parent, counting
+    /// in-flight simulations as losses.
+    pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
+        if e.child == NO_NODE {
+            return None;
+        }
+        let c = &self.nodes[e.child as usize];
+        let n = c.n + c.vl;
+        if n == 0 {
+            None
+        } else {
+            Some((c.wdl[2] - c.wdl[0] - c.vl as f64) / n as f64)
+        }
+    }
+
+    pub(super) fn edge_n(&self, e: &Edge) -> u32 {
+        if e.child == NO_NODE {
+            0
+        } else {
+            let c = &self.nodes[e.child as usize];
+            c.n + c.vl
+        }
+    }
+
+    /// PUCT choice among a node's edges (local index).
+    fn select_puct(&self, node: u32, is_root: bool) -> u32 {
+        let nd = &self.nodes[node as usize];
+        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let parent_n = (nd.n + nd.vl).max(1) as f64;
+        let visited_p: f64 = edges
+            .iter()
+            .filter(|e| self.edge_n(e) > 0)
+            .map(|e| e.prior as f64)
+            .sum();
+        let red = if is_root {
+            self.params.fpu_reduction_root
+        } else {
+            self.params.fpu_reduction
+        } as f64;
+        let fpu = nd.q() - red * visited_p.sqrt();
+        let sqrt_n = parent_n.sqrt();
+        let c = self.params.c_puct as f64;
+        let mut best = 0;
+        let mut best_s = f64::NEG_INFINITY;
+        for (i, e) in edges.iter().enumerate() {
+            let q = self.edge_q(e).unwrap_or(fpu);
+            let u = c * e.prior as f64 * sqrt_n / (1.0 + self.edge_n(e) as f64);
+            let s = q + u;
+            if s > best_s {
+                best_s = s;
+                best = i as u32;
+            }
+        }
+        best
+    }
+
+    /// Gumbel interior choice: argmax of improved policy minus visit share.
+    fn select_gumbel_interior(&self, node: u32) -> u32 {
+        let nd = &self.nodes[node as usize];
+        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let pi = self.improved_policy(node);
+        let total: u32 = edges.iter().map(|e| self.edge_n(e)).sum();
+        let mut best = 0;
+        let mut best_s = f64::NEG_INFINITY;
+        for (i, e) in edges.iter().enumerate() {
+            let s = pi[i] - self.edge_n(e) as f64 / (1.0 + total as f64);
+            if s > best_s {
+                best_s = s;
+                best = i as u32;
+            }
+        }
+        best
+    }
+
+    /// Run one selection step: descend to a leaf.
+    pub fn select(&mut self) -> Selection {
+        let mut node = self.root;
+        let mut path = vec![node];
+        let mut game = self.game.detached();
+        let mut root_choice: Option<u32> = None;
+        loop {
+            match self.nodes[node as usize].state {
+                State::Terminal(wdl) => {
+                    self.sims += 1;
+                    self.backup(&path, wdl, false);
+                    return Selection::Done;
+                }
+                State::Pending => {
+                    if let (Some(c), Some(g)) = (root_choice, self.gumbel.as_mut()) {
+                        g.queue.push_front(c);
+                    }
+                    return Selection::Busy;
+                }
+                State::Fresh => {
+                    let mut moves = Vec::with_capacity(32);
+                    game.position().legal_moves_into(&mut moves);
+                    if let Some(o) = game.outcome_with(&moves) {
+                        let wdl = Wdl::of_outcome(&o, game.position().side_to_move());
+                        self.nodes[node as usize].state = State::Terminal(wdl);
+                        self.sims += 1;
+                        self.backup(&path, wdl, false);
+                        return Selection::Done;
+                    }
+                    self.nodes[node as usize].state = State::Pending;
+                    for &p in &path {
+                        self.nodes[p as usize].vl += 1;
+                    }
+                    self.sims += 1;
+                    self.in_flight += 1;
+                    return Selection::NeedsEval(Leaf { game, moves, path });
+                }
+                State::Expanded => {
+                    let is_root = node == self.root;
+                    let local = if is_root && self.gumbel.is_some() {
+                        let c = self.gumbel_root_choice();
+                        root_choice = Some(c);
+                        c
+                    } else if self.params.algorithm == SearchAlgorithm::Gumbel && !is_root {
+                        self.select_gumbel_interior(node)
+                    } else {
+                        self.select_puct(node, is_root)
+                    };
+                    let ei = (self.nodes[node as usize].first_edge + local) as usize;
+                    if self.edges[ei].child == NO_NODE {
+                        self.nodes.push(Node::new());
+                        self.edges[ei].child = (self.nodes.len() - 1) as u32;
+                    }
+                    let mv = self.edges[ei].mv;
+                    game.play_unchecked(&mv);
+                    node = self.edges[ei].child;
+                    path.push(node);
+                }
+            }
+        }
+    }
+
+    /// Expand a leaf with its evaluation and back up its value.
+    pub fn apply(&mut self, leaf: Leaf, eval: Evaluation) {
+        let node = *leaf.path.last().expect("non-empty path");
+        let first = self.edges.len() as u32;
+        let n = leaf.moves.len();
+        let sum: f32 = eval.priors.iter().take(n).map(|p| p.max(0.0)).sum();
+        for (i, mv) in leaf.moves.iter().enumerate() {
+            let p = eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
+            let p = if sum > 0.0 { p / sum } else { 1.0 / n as f32 };
+            self.edges.push(Edge {
+                mv: *mv,
+                prior: p,
+                raw: p,
+                child: NO_NODE,
+            });
+        }
+        {
+            let nd = &mut self.nodes[node as usize];
+            nd.first_edge = first;
+            nd.n_edges = n as u32;
+            nd.state = State::Expanded;
+            nd.value = eval.wdl;
+        }
+        self.in_flight -= 1;
+        self.backup(&leaf.path, eval.wdl, true);
+        if node == self.root {
+            self.prepare_root();
+        }
+    }
+
+    /// Add a value (for the side to move at the last node of `path`) to every
+    /// node of the path, flipping sides on the way up.
+    pub(super) fn backup(&mut self, path: &[u32], wdl: Wdl, had_vl: bool) {
+        let mut v = [wdl.win as f64, wdl.draw as f64, wdl.loss as f64];
+        for &p in path.iter().rev() {
+            let nd = &mut self.nodes[p as usize];
+            nd.n += 1;
+            if had_vl {
+                nd.vl -= 1;
+            }
+            for (acc, x) in nd.wdl.iter_mut().zip(v) {
+                *acc += x;
+            }
+            v.swap(0, 2);
+        }
+    }
+}

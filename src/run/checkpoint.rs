@@ -1,0 +1,230 @@
+//! The checkpoint folder format, with one reader for every user (resume,
+//! export, `tournament --run`, `net:PATH` players).
+//!
+//! ## Layout (version 2)
+//!
+//! A run folder `<checkpoint_dir>/<run>/` holds `metrics.csv`,
+//! `evals.csv`, `eval_games.csv` and one folder per kept checkpoint,
+//! `iter_NNNN/`, holding:
+//!
+//! | file | content |
+//! | --- | --- |
+//! | `state.toml` | [`CheckpointState`]: versions, iteration, counters |
+//! | `config.toml` | the run's [`RunConfig`] |
+//! | `model.bpk` | the network weights (burnpack) |
+//! | `optimizer.bpk` | the optimiser state |
+//! | `replay.bin` | the replay window (`data`) |
+//! | `selfplay.bin` | the self-play games in flight (`selfplay`) |
+//!
+//! A checkpoint is written into `.iter_NNNN.tmp/` and renamed into place,
+//! so a folder named `iter_NNNN` is always complete.
+
+use super::config::{ConfigError, RunConfig};
+use crate::net::{load_net, Net, WeightsError, ENCODING_VERSION};
+use crate::util::atomic_write;
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Version of the checkpoint folder layout.
+pub const CHECKPOINT_VERSION: u32 = 2;
+
+/// Why a checkpoint could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{0} is not a checkpoint folder (no state.toml; expected <checkpoint_dir>/<run>/iter_NNNN)")]
+    NotACheckpoint(PathBuf),
+    #[error("checkpoint {0}: cannot read {1}: {2}")]
+    Io(PathBuf, &'static str, std::io::Error),
+    #[error("checkpoint {0}: state.toml is corrupt: {1}")]
+    State(PathBuf, String),
+    #[error("checkpoint {0} has format version {1}; this build reads version {CHECKPOINT_VERSION}")]
+    Version(PathBuf, u32),
+    #[error("checkpoint {0} uses input encoding version {1}; this build uses version {ENCODING_VERSION}")]
+    Encoding(PathBuf, u32),
+    #[error("checkpoint {0}: {1}")]
+    Config(PathBuf, ConfigError),
+    #[error("checkpoint {0}: {1}")]
+    Weights(PathBuf, WeightsError),
+    #[error("checkpoint {0}: {1} is corrupt: {2}")]
+    Corrupt(PathBuf, &'static str, String),
+    #[error("cannot write checkpoint {0}: {1}")]
+    Write(PathBuf, std::io::Error),
+    #[error("no checkpoint in {0}")]
+    Empty(PathBuf),
+}
+
+/// `state.toml`: what a checkpoint is, besides its files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointState {
+    /// [`CHECKPOINT_VERSION`].
+    pub version: u32,
+    /// The network's input encoding version (`net::ENCODING_VERSION`).
+    pub encoding_version: u32,
+    /// Iterations completed.
+    pub iteration: u32,
+    /// Training steps taken.
+    pub step: u64,
+    /// Self-play games finished.
+    pub games: u64,
+    /// Self-play moves played.
+    pub positions: u64,
+    /// Best mean evaluation score so far, and its iteration (0 = none yet).
+    pub best_score: f64,
+    pub best_iteration: u32,
+    /// Wall-clock seconds of the run so far.
+    pub wall_s: f64,
+}
+
+/// A checkpoint folder whose state and config have been read and checked;
+/// the large files are read on demand.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub dir: PathBuf,
+    pub state: CheckpointState,
+    pub config: RunConfig,
+}
+
+impl Checkpoint {
+    /// Read and check `dir/state.toml` and `dir/config.toml`.
+    pub fn open(dir: &Path) -> Result<Checkpoint, CheckpointError> {
+        let d = dir.to_path_buf();
+        let state_path = dir.join("state.toml");
+        if !state_path.is_file() {
+            return Err(CheckpointError::NotACheckpoint(d));
+        }
+        let text = std::fs::read_to_string(&state_path)
+            .map_err(|e| CheckpointError::Io(d.clone(), "state.toml", e))?;
+        // The version first, so that an old layout is named as such.
+        let table: toml::Table =
+            toml::from_str(&text).map_err(|e| CheckpointError::State(d.clone(), one_line(&e)))?;
+        let version = table.get("version").and_then(|v| v.as_integer()).unwrap_or(-1);
+        if version != CHECKPOINT_VERSION as i64 {
+            return Err(CheckpointError::Version(
+                d,
+                version.clamp(0, u32::MAX as i64) as u32,
+            ));
+        }
+        let state: CheckpointState =
+            toml::from_str(&text).map_err(|e| CheckpointError::State(d.clone(), one_line(&e)))?;
+        if state.encoding_version != ENCODING_VERSION {
+            return Err(CheckpointError::Encoding(d, state.encoding_version));
+        }
+        let config = RunConfig::load(Some(&dir.join("config.toml")), &[])
+            .map_err(|e| CheckpointError::Config(d.clone(), e))?;
+        Ok(Checkpoint {
+            dir: d,
+            state,
+            config,
+        })
+    }
+
+    /// The bytes of one of the checkpoint's files.
+    pub fn read(&self, name: &'static str) -> Result<Vec<u8>, CheckpointError> {
+        std::fs::read(self.dir.join(name)).map_err(|e| CheckpointError::Io(self.dir.clone(), name, e))
+    }
+
+    /// The network, in inference form, on `device`.
+    pub fn load_net(&self, device: &Device) -> Result<Net, CheckpointError> {
+        load_net(&self.config.model, &self.dir.join("model.bpk"), device)
+            .map_err(|e| CheckpointError::Weights(self.dir.clone(), e))
+    }
+}
+
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    e.to_string().trim().replace('\n', " ")
+}
+
+/// The files of a checkpoint to write.
+pub struct CheckpointFiles<'a> {
+    pub state: &'a CheckpointState,
+    pub config: &'a RunConfig,
+    pub model: &'a [u8],
+    pub optimizer: &'a [u8],
+    pub replay: &'a [u8],
+    pub selfplay: &'a [u8],
+}
+
+/// A run folder: `<checkpoint_dir>/<run>/`.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+    /// The folder of the checkpoint after iteration `k`.
+    pub fn iter_dir(&self, k: u32) -> PathBuf {
+        self.root.join(format!("iter_{k:04}"))
+    }
+    pub fn metrics_path(&self) -> PathBuf {
+        self.root.join("metrics.csv")
+    }
+    pub fn evals_path(&self) -> PathBuf {
+        self.root.join("evals.csv")
+    }
+    pub fn eval_games_path(&self) -> PathBuf {
+        self.root.join("eval_games.csv")
+    }
+
+    /// Iterations of the complete checkpoints, oldest first (empty if the
+    /// folder does not exist).
+    pub fn checkpoints(&self) -> Vec<u32> {
+        let Ok(rd) = std::fs::read_dir(&self.root) else {
+            return Vec::new();
+        };
+        let mut v: Vec<u32> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| {
+                let name = e.file_name();
+                let n = name.to_str()?.strip_prefix("iter_")?;
+                (n.len() >= 4 && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok())?
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The newest complete checkpoint.
+    pub fn latest(&self) -> Result<Checkpoint, CheckpointError> {
+        let k = *self
+            .checkpoints()
+            .last()
+            .ok_or_else(|| CheckpointError::Empty(self.root.clone()))?;
+        Checkpoint::open(&self.iter_dir(k))
+    }
+
+    /// Write checkpoint `k` (temp folder, then rename).
+    pub fn write(&self, k: u32, f: &CheckpointFiles<'_>) -> Result<PathBuf, CheckpointError> {
+        let final_dir = self.iter_dir(k);
+        let tmp = self.root.join(format!(".iter_{k:04}.tmp"));
+        let werr = |e| CheckpointError::Write(final_dir.clone(), e);
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(werr)?;
+        let state = toml::to_string(f.state).expect("state serialises");
+        atomic_write(&tmp.join("config.toml"), f.config.to_toml().as_bytes()).map_err(werr)?;
+        atomic_write(&tmp.join("model.bpk"), f.model).map_err(werr)?;
+        atomic_write(&tmp.join("optimizer.bpk"), f.optimizer).map_err(werr)?;
+        atomic_write(&tmp.join("replay.bin"), f.replay).map_err(werr)?;
+        atomic_write(&tmp.join("selfplay.bin"), f.selfplay).map_err(werr)?;
+        atomic_write(&tmp.join("state.toml"), state.as_bytes()).map_err(werr)?;
+        let _ = std::fs::remove_dir_all(&final_dir);
+        std::fs::rename(&tmp, &final_dir).map_err(werr)?;
+        Ok(final_dir)
+    }
+
+    /// Remove checkpoints beyond the newest `keep_last`, except `keep`.
+    pub fn prune(&self, keep_last: usize, keep: u32) {
+        let all = self.checkpoints();
+        let from = all.len().saturating_sub(keep_last);
+        for (i, it) in all.iter().enumerate() {
+            if i < from && *it != keep {
+                let _ = std::fs::remove_dir_all(self.iter_dir(*it));
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! A tiny run driven through the library API (no binary): the observer sees
+//! every phase and iteration, checkpoints and logs read back through the
+//! library's types, a resumed run continues, and a stop request is obeyed.
+
+use damone::player::LoadedNet;
+use damone::run::{read_rows, Checkpoint, Event, Metrics, Phase, Run, RunConfig, Start};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+fn tiny(dir: &Path, iterations: u32) -> RunConfig {
+    let mut cfg = RunConfig::load(
+        Some(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/configs/tiny.toml"
+        ))),
+        &[format!("iterations={iterations}"), "eval.interval=2".into()],
+    )
+    .unwrap();
+    cfg.checkpoint_dir = dir.display().to_string();
+    cfg
+}
+
+#[test]
+fn a_tiny_run_through_the_library_api() {
+    let dir = std::env::temp_dir().join(format!("damone-librun-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut events = Vec::new();
+    let run = Run::start(tiny(&dir, 2), Start::New, &mut |e: &Event| events.push(e.clone())).unwrap();
+    // Started, then per iteration: self-play, training (and evaluation at
+    // iteration 2), each with progress, then the iteration; then Finished.
+    assert!(matches!(
+        events.first(),
+        Some(Event::Started {
+            iteration: 1,
+            resumed: false,
+            ..
+        })
+    ));
+    assert!(matches!(events.last(), Some(Event::Finished { iterations: 2 })));
+    let phases: Vec<(u32, Phase)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Phase { iteration, phase, .. } => Some((*iteration, *phase)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            (1, Phase::SelfPlay),
+            (1, Phase::Training),
+            (2, Phase::SelfPlay),
+            (2, Phase::Training),
+            (2, Phase::Evaluation)
+        ]
+    );
+    let played: u64 = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Progress {
+                iteration: 1,
+                phase: Phase::SelfPlay,
+                done,
+            } => Some(*done),
+            _ => None,
+        })
+        .max()
+        .unwrap();
+    assert!(played >= 8, "self-play progress reached {played}");
+    let reported: Vec<Metrics> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Iteration { metrics, .. } => Some((**metrics).clone()),
+            _ => None,
+        })
+        .collect();
+    // The observer saw exactly what metrics.csv holds.
+    let logged: Vec<Metrics> = read_rows(&run.dir().join("metrics.csv")).unwrap();
+    assert_eq!(reported, logged);
+    assert_eq!(run.metrics(), &logged[..]);
+    assert!(logged.iter().all(|m| m.games >= 8 && m.games_in_flight == 8));
+    assert!(logged[0].min_batch >= 1 && logged[0].mean_batch >= logged[0].min_batch as f64);
+    // One reader for checkpoints: the run's, a player's.
+    let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
+    assert_eq!(ck.state.iteration, 2);
+    assert_eq!(ck.state.games, logged[1].total_games);
+    let loaded = LoadedNet::load(&ck.dir).unwrap();
+    assert_eq!(loaded.header.provenance.iteration, 2);
+    drop(run);
+    // Resume for one more iteration.
+    let mut resumed = Run::open(
+        tiny(&dir, 2),
+        Start::Resume {
+            iterations: Some(3),
+            time_limit_minutes: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(resumed.state().iteration, 2);
+    let m = resumed.iterate(&mut |_: &Event| {}).unwrap();
+    assert_eq!(m.iteration, 3);
+    assert_eq!(m.total_games, logged[1].total_games + m.games as u64);
+    assert_eq!(
+        read_rows::<Metrics>(&resumed.dir().join("metrics.csv"))
+            .unwrap()
+            .len(),
+        3
+    );
+    // A stop request ends the run before its next iteration.
+    resumed.stop_handle().store(true, Ordering::Relaxed);
+    let mut last = None;
+    resumed.run(&mut |e: &Event| last = Some(e.clone())).unwrap();
+    assert_eq!(last, Some(Event::Finished { iterations: 0 }));
+    // A new run in the same folder is refused, naming what to do.
+    let e = Run::open(tiny(&dir, 2), Start::New).err().unwrap().to_string();
+    assert!(e.contains("already has checkpoints"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
