@@ -90,6 +90,26 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
     let a = games_csv(&ckpt, &dir.join("m1"));
     let b = games_csv(&file, &dir.join("m2"));
     assert_eq!(a, b);
+    // `info` shows what a player file, a checkpoint and a run folder hold.
+    for p in [&file, &ckpt, &ckpt.parent().unwrap().to_path_buf()] {
+        let (code, out, err) = run(&["info", p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("1 blocks x 16 channels") || out.contains("latest: iteration 1"),
+            "{out}"
+        );
+    }
+    // `export` of a run folder takes its best (here: only) checkpoint.
+    let again = dir.join("again.dmp");
+    let (code, _, err) = run(&[
+        "export",
+        "--checkpoint",
+        ckpt.parent().unwrap().to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("iter_0001"), "{err}");
     let moves = |p: &Path| -> String {
         std::fs::read_to_string(p.join("games.pdn"))
             .unwrap()
@@ -104,9 +124,7 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
     let mut p = loaded.player("p", 1);
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
     use damone::arena::Player as _;
-    p.search_params_mut()
-        .unwrap()
-        .set_budget(damone::mcts::Budget::Simulations(8));
+    p.set_budget(Some(damone::mcts::Budget::Simulations(8)));
     assert_eq!(p.analyse(&g).unwrap().simulations, 8);
     let _ = std::fs::remove_dir_all(&dir);
 }

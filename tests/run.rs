@@ -91,12 +91,15 @@ fn a_tiny_run_through_the_library_api() {
     let mut resumed = Run::open(
         tiny(&dir, 2),
         Start::Resume {
-            iterations: Some(3),
-            time_limit_minutes: None,
+            sets: vec!["iterations=3".into(), "train.lr=0.001".into()],
+            from_intact: false,
         },
     )
     .unwrap();
     assert_eq!(resumed.state().iteration, 2);
+    assert_eq!(resumed.config().train.lr, 0.001);
+    let log = std::fs::read_to_string(resumed.dir().join("resume.log")).unwrap();
+    assert_eq!(log, "iteration 3: resumed with iterations=3 train.lr=0.001\n");
     let m = resumed.iterate(&mut |_: &Event| {}).unwrap();
     assert_eq!(m.iteration, 3);
     assert_eq!(m.total_games, logged[1].total_games + m.games as u64);
@@ -114,5 +117,55 @@ fn a_tiny_run_through_the_library_api() {
     // A new run in the same folder is refused, naming what to do.
     let e = Run::open(tiny(&dir, 2), Start::New).err().unwrap().to_string();
     assert!(e.contains("already has checkpoints"), "{e}");
+    // Keys the checkpoint depends on cannot change on resume.
+    let e = Run::open(
+        tiny(&dir, 2),
+        Start::Resume {
+            sets: vec!["model.blocks=2".into()],
+            from_intact: false,
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("'model.blocks' cannot change"), "{e}");
+    // Damage each file of the newest checkpoint in turn: every loader
+    // names the file and none panics.
+    let ck_dir = dir.join("tiny/iter_0003");
+    for name in damone::run::checkpoint::CHECKPOINT_FILES {
+        let path = ck_dir.join(name);
+        let good = std::fs::read(&path).unwrap();
+        for (k, at) in [0, good.len() / 2, good.len() - 1].into_iter().enumerate() {
+            let mut bad = good.clone();
+            if k == 2 {
+                bad.truncate(at);
+            } else {
+                bad[at] ^= 0x10;
+            }
+            std::fs::write(&path, &bad).unwrap();
+            let needle = format!("{name} is damaged");
+            let e = match Checkpoint::open(&ck_dir) {
+                Err(e) => e.to_string(),
+                Ok(ck) => ck.verify().unwrap_err().to_string(),
+            };
+            assert!(e.contains(&needle), "{e}");
+            let e = LoadedNet::load(&ck_dir).err().map(|e| e.to_string());
+            if name == "config.toml" || name == "model.bpk" {
+                assert!(e.as_deref().is_some_and(|e| e.contains(&needle)), "{e:?}");
+            }
+            let e = Run::open(
+                tiny(&dir, 2),
+                Start::Resume {
+                    sets: vec![],
+                    from_intact: false,
+                },
+            )
+            .err()
+            .unwrap()
+            .to_string();
+            assert!(e.contains(&needle) && e.contains("--from-intact"), "{e}");
+        }
+        std::fs::write(&path, &good).unwrap();
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -143,19 +143,52 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    // A corrupt checkpoint: truncated weights.
-    let (code, err) = train(&dir, &["--set", "iterations=1", "--set", "eval.interval=0"]);
+    // A damaged checkpoint (one flipped bit in the weights) is named, and the
+    // newest intact one is offered, then taken with --from-intact.
+    let (code, err) = train(&dir, &["--set", "iterations=2", "--set", "eval.interval=0"]);
     assert_eq!(code, 0, "{err}");
-    let w = dir.join("tiny/iter_0001/model.bpk");
+    let w = dir.join("tiny/iter_0002/model.bpk");
     let bytes = std::fs::read(&w).unwrap();
-    std::fs::write(&w, &bytes[..bytes.len() / 2]).unwrap();
-    let (code, err) = train(&dir, &["--resume", "--set", "iterations=2"]);
+    let mut flipped = bytes.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 1;
+    std::fs::write(&w, &flipped).unwrap();
+    let (code, err) = train(&dir, &["--resume", "--set", "iterations=3"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("corrupt"), "{err}");
+    assert!(
+        err.contains("model.bpk is damaged") && err.contains("iter_0001") && err.contains("--from-intact"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
+    let (code, err) = train(&dir, &["--set", "model.blocks=2", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("'model.blocks' cannot change"), "{err}");
+    let (code, err) = train(&dir, &["--resume", "--from-intact", "--set", "iterations=3"]);
+    assert_eq!(code, 0, "{err}");
+    let iters: Vec<u32> = metrics(&dir).iter().map(|m| m.iteration).collect();
+    assert_eq!(iters, [1, 2, 3]);
+    // export checks the checksums too.
+    let w = dir.join("tiny/iter_0003/model.bpk");
+    let bytes = std::fs::read(&w).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[10] ^= 1;
+    std::fs::write(&w, &flipped).unwrap();
+    let out = bin()
+        .args([
+            "export",
+            "--checkpoint",
+            w.parent().unwrap().to_str().unwrap(),
+            "--out",
+        ])
+        .arg(dir.join("x.dmp"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("model.bpk is damaged"), "{err}");
     // A checkpoint of another format version.
     std::fs::write(w, &bytes).unwrap();
-    let st = dir.join("tiny/iter_0001/state.toml");
+    let st = dir.join("tiny/iter_0003/state.toml");
     let text: String = std::fs::read_to_string(&st)
         .unwrap()
         .lines()
@@ -168,7 +201,7 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
         })
         .collect();
     std::fs::write(&st, text).unwrap();
-    let (code, err) = train(&dir, &["--resume", "--set", "iterations=2"]);
+    let (code, err) = train(&dir, &["--resume", "--set", "iterations=4"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("format version 99"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);

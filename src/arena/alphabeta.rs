@@ -46,6 +46,7 @@ const TT_BITS: u32 = 18;
 pub struct AlphaBeta {
     name: String,
     limits: Limits,
+    default_limits: Limits,
     tt: Vec<TtEntry>,
     history: Box<[[i32; 32]; 32]>,
     nodes: u64,
@@ -130,6 +131,7 @@ impl AlphaBeta {
         AlphaBeta {
             name,
             limits,
+            default_limits: limits,
             tt: vec![TtEntry::default(); 1 << TT_BITS],
             history: Box::new([[0; 32]; 32]),
             nodes: 0,
@@ -346,5 +348,23 @@ impl Player for AlphaBeta {
     }
     fn choose(&mut self, game: &Game) -> Move {
         self.search(game).0
+    }
+    /// A time budget replaces the depth, node and time limits (iterative
+    /// deepening until the time is spent); simulations mean nothing here.
+    fn set_budget(&mut self, budget: Option<crate::mcts::Budget>) -> bool {
+        match budget {
+            None => {
+                self.limits = self.default_limits;
+                true
+            }
+            Some(crate::mcts::Budget::Time(t)) => {
+                self.limits = Limits {
+                    movetime: Some(t),
+                    ..Default::default()
+                };
+                true
+            }
+            Some(crate::mcts::Budget::Simulations(_)) => false,
+        }
     }
 }

@@ -13,7 +13,7 @@ pub use spec::{builtin_factory, PlayerFactory, PlayerKind, PlayerSpec, SpecError
 pub use tournament::{run_games, GameRecord, GameTask, MatchSettings, Standings};
 
 use crate::game::{Game, Move};
-use crate::mcts::{search, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};
+use crate::mcts::{search, Budget, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};
 use crate::util::Rng;
 use rand::Rng as _;
 
@@ -31,9 +31,11 @@ pub trait Player: Send {
     fn analyse(&mut self, _game: &Game) -> Option<Analysis> {
         None
     }
-    /// The search settings (budget included) of a player that searches.
-    fn search_params_mut(&mut self) -> Option<&mut SearchParams> {
-        None
+    /// Search with `budget` from now on, or with the player's own default
+    /// budget again (None). Returns false if the player has no such budget
+    /// (a random player; alpha-beta takes a time budget only).
+    fn set_budget(&mut self, _budget: Option<Budget>) -> bool {
+        false
     }
 }
 
@@ -105,6 +107,8 @@ pub struct MctsPlayer<E: Evaluator + Send = RolloutEvaluator> {
     name: String,
     tree: Option<Tree>,
     params: SearchParams,
+    /// The settings it was made with (`set_budget(None)` returns to them).
+    default: SearchParams,
     eval: E,
     rng: Rng,
 }
@@ -124,6 +128,7 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
         MctsPlayer {
             name,
             tree: None,
+            default: params.clone(),
             params,
             eval,
             rng,
@@ -171,8 +176,12 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         }
         self.search(game).map(Analysis::from)
     }
-    fn search_params_mut(&mut self) -> Option<&mut SearchParams> {
-        Some(&mut self.params)
+    fn set_budget(&mut self, budget: Option<Budget>) -> bool {
+        match budget {
+            Some(b) => self.params.set_budget(b),
+            None => self.params = self.default.clone(),
+        }
+        true
     }
     fn observe(&mut self, mv: &Move) {
         if let Some(t) = self.tree.as_mut() {

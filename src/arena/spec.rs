@@ -76,6 +76,8 @@ pub enum SpecError {
     BadValue(String, String, String, String),
     #[error("'{0}' needs {1}")]
     Missing(String, String),
+    #[error("option '{0}' given twice in '{1}'")]
+    DuplicateOption(String, String),
 }
 
 /// Makes a fresh player for one game from a seed.
@@ -103,7 +105,12 @@ impl PlayerSpec {
             }
             match part.split_once('=') {
                 Some((k, v)) if !k.trim().is_empty() => {
-                    options.insert(k.trim().to_string(), v.trim().to_string());
+                    if options
+                        .insert(k.trim().to_string(), v.trim().to_string())
+                        .is_some()
+                    {
+                        return Err(SpecError::DuplicateOption(k.trim().to_string(), text.to_string()));
+                    }
                 }
                 _ if kind == PlayerKind::Net && i == 0 => path = Some(part.to_string()),
                 _ => return Err(SpecError::BadOption(part.to_string(), text.to_string())),
@@ -265,6 +272,10 @@ mod tests {
             Err(SpecError::UnknownKind(..))
         ));
         assert!(matches!(PlayerSpec::parse("net:"), Err(SpecError::Missing(..))));
+        assert!(matches!(
+            PlayerSpec::parse("alphabeta:depth=2,depth=3"),
+            Err(SpecError::DuplicateOption(..))
+        ));
         assert!(matches!(
             PlayerSpec::parse("alphabeta:depth"),
             Err(SpecError::BadOption(..))

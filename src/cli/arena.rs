@@ -174,6 +174,12 @@ pub fn run(names: Vec<String>, pairs: Vec<(usize, usize)>, o: &ArenaOpts, event:
 }
 
 pub fn run_match(a: MatchArgs) -> Result<()> {
+    if a.a.trim() == a.b.trim() {
+        bail!(
+            "both players are '{}': a match needs two different specs (one spec twice would be rated against itself)",
+            a.a
+        );
+    }
     let names = vec![a.a.clone(), a.b.clone()];
     run(names, vec![(0, 1)], &a.opts, "damone match")?;
     Ok(())

@@ -2,13 +2,14 @@
 //! (documented in the README). A malformed line gets `error ...` and the
 //! engine keeps running.
 
+use super::{clip, next_line};
 use anyhow::{Context, Result};
 use clap::Args;
 use damone::arena::Player;
 use damone::game::{parse_move, DrawRules, Game, Position, Variant};
 use damone::mcts::Budget;
-use damone::player::factory;
-use std::io::{BufRead, Write};
+use damone::player::open;
+use std::io::Write;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -20,21 +21,9 @@ pub struct EngineArgs {
     /// Rules variant for `position startpos` and FENs.
     #[arg(long, default_value = "standard")]
     pub variant: String,
-    /// Simulations for `go` without a budget, for players that search
-    /// (default: the player's own, e.g. a player file's stored setting).
-    #[arg(long)]
-    pub sims: Option<u32>,
 }
 
 type Engine = Box<dyn Player>;
-
-fn open_engine(spec: &str, sims: Option<u32>) -> Result<Engine> {
-    let mut p = factory(spec)?(1);
-    if let (Some(n), Some(params)) = (sims, p.search_params_mut()) {
-        params.set_budget(Budget::Simulations(n.max(1)));
-    }
-    Ok(p)
-}
 
 fn parse_budget(words: &[&str]) -> Result<(Option<Budget>, usize), String> {
     let mut budget = None;
@@ -61,7 +50,12 @@ fn parse_budget(words: &[&str]) -> Result<(Option<Budget>, usize), String> {
     Ok((budget, lines))
 }
 
-fn set_position(words: &[&str], variant: Variant) -> Result<Game, String> {
+/// How every command says that the game is over.
+fn over(o: &damone::game::Outcome) -> String {
+    format!("the game is over: {} {}", o.pdn_result(), o.reason.name())
+}
+
+fn set_position(words: &[&str], variant: Variant, rules: DrawRules) -> Result<Game, String> {
     let (start, rest) = match words.first() {
         Some(&"startpos") => (Position::start(variant), &words[1..]),
         Some(&"fen") => {
@@ -73,11 +67,14 @@ fn set_position(words: &[&str], variant: Variant) -> Result<Game, String> {
         }
         _ => return Err("expected 'position startpos' or 'position fen <FEN>' [moves ...]".into()),
     };
-    let mut game = Game::new(start, DrawRules::default());
+    let mut game = Game::new(start, rules);
     match rest.first() {
         None => {}
         Some(&"moves") => {
             for m in &rest[1..] {
+                if let Some(o) = game.outcome() {
+                    return Err(format!("move {}: {}", clip(m, 40), over(&o)));
+                }
                 let mv = parse_move(game.position(), m).map_err(|e| e.to_string())?;
                 game.play_unchecked(&mv);
             }
@@ -89,9 +86,10 @@ fn set_position(words: &[&str], variant: Variant) -> Result<Game, String> {
 
 /// Handle one line; returns the response lines, or None to quit.
 fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) -> Option<Vec<String>> {
+    let rules = game.rules();
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some(&cmd) = words.first() else {
-        return Some(vec![]);
+        return Some(vec!["error empty line (expected a command)".into()]);
     };
     let args = &words[1..];
     let out = match cmd {
@@ -99,24 +97,26 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
         "hello" => vec![format!("id name damone {}", env!("CARGO_PKG_VERSION")), "ready".into()],
         "isready" => vec!["ready".into()],
         "newgame" => {
-            *game = Game::from_variant(variant, DrawRules::default());
+            *game = Game::from_variant(variant, rules);
             vec!["ok".into()]
         }
-        "position" => match set_position(args, variant) {
+        "position" => match set_position(args, variant, rules) {
             Ok(g) => {
                 *game = g;
                 vec!["ok".into()]
             }
             Err(e) => vec![format!("error {e}")],
         },
-        "play" => match args.first().map(|m| parse_move(game.position(), m)) {
-            Some(Ok(m)) if game.outcome().is_none() => {
-                game.play_unchecked(&m);
-                vec!["ok".into()]
-            }
-            Some(Ok(_)) => vec!["error the game is over".into()],
-            Some(Err(e)) => vec![format!("error {e}")],
-            None => vec!["error 'play' needs a move".into()],
+        "play" => match (game.outcome(), args.first()) {
+            (Some(o), _) => vec![format!("error {}", over(&o))],
+            (None, None) => vec!["error 'play' needs a move".into()],
+            (None, Some(m)) => match parse_move(game.position(), m) {
+                Ok(m) => {
+                    game.play_unchecked(&m);
+                    vec!["ok".into()]
+                }
+                Err(e) => vec![format!("error {e}")],
+            },
         },
         "show" => {
             let mut v = vec![format!("fen {}", game.position().to_fen())];
@@ -132,15 +132,9 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
             Ok(_) if game.outcome().is_some() => vec!["bestmove none".into()],
             Ok((budget, lines)) => {
                 // A budget given with the command holds for this search only.
-                let saved = engine.search_params_mut().map(|p| p.clone());
-                if let (Some(b), Some(p)) = (budget, engine.search_params_mut()) {
-                    p.set_budget(b);
-                }
+                let set = budget.is_some() && engine.set_budget(budget);
                 let analysis = engine.analyse(game);
-                if let (Some(s), Some(p)) = (saved, engine.search_params_mut()) {
-                    *p = s;
-                }
-                match analysis {
+                let out = match analysis {
                 Some(a) => {
                     let mut v = Vec::new();
                     if cmd != "go" {
@@ -163,7 +157,11 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
                     v
                 }
                 None => vec![format!("bestmove {}", engine.choose(game))],
+                };
+                if set {
+                    engine.set_budget(None);
                 }
+                out
             }
         },
         other => vec![format!(
@@ -175,22 +173,26 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
     let variant: Variant = a.variant.parse()?;
-    let mut engine =
-        open_engine(&a.player, a.sims).with_context(|| format!("cannot open player '{}'", a.player))?;
-    let mut game = Game::from_variant(variant, DrawRules::default());
+    let (f, header) = open(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?;
+    let mut engine: Engine = f(1);
+    // A network player's own draw rules.
+    let rules = header.map(|h| h.rules).unwrap_or_default();
+    let mut game = Game::from_variant(variant, rules);
     let stdin = std::io::stdin();
+    let mut input = stdin.lock();
     let mut stdout = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line.context("cannot read stdin")?;
-        match handle(line.trim(), &mut engine, &mut game, variant) {
-            None => break,
-            Some(out) => {
-                for l in out {
-                    writeln!(stdout, "{l}")?;
-                }
-                stdout.flush()?;
-            }
+    while let Some(line) = next_line(&mut input) {
+        let answer = match line {
+            Ok(line) => handle(line.trim(), &mut engine, &mut game, variant),
+            Err(e) => Some(vec![format!("error {e}")]),
+        };
+        let Some(out) = answer else { break };
+        for l in out {
+            // An error never echoes a huge input back whole.
+            let l = if l.starts_with("error") { clip(&l, 300) } else { l };
+            writeln!(stdout, "{l}")?;
         }
+        stdout.flush()?;
     }
     Ok(())
 }

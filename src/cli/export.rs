@@ -5,15 +5,20 @@ use anyhow::{bail, Context, Result};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use clap::Args;
 use damone::player::LoadedNet;
-use damone::run::Checkpoint;
+use damone::run::{Checkpoint, RunDir};
 use damone::util::atomic_write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Checkpoint folder (checkpoints/<run>/iter_NNNN).
+    /// Checkpoint folder (checkpoints/<run>/iter_NNNN), or a run folder
+    /// (checkpoints/<run>: its best checkpoint by evaluation, or with
+    /// --latest its newest).
     #[arg(long)]
     pub checkpoint: PathBuf,
+    /// With a run folder: export its newest checkpoint instead of its best.
+    #[arg(long)]
+    pub latest: bool,
     /// Output player file (conventionally .dmp); weights also go to the same
     /// path with extension .safetensors.
     #[arg(long)]
@@ -33,7 +38,22 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
     if a.sims == Some(0) {
         bail!("--sims must be at least 1");
     }
-    let ck = Checkpoint::open(&a.checkpoint)?;
+    let ck = if a.checkpoint.is_dir()
+        && !a.checkpoint.join("state.toml").exists()
+        && !RunDir::new(&a.checkpoint).checkpoints().is_empty()
+    {
+        let run = RunDir::new(&a.checkpoint);
+        let latest = run.latest()?;
+        let best = latest.state.best_iteration;
+        if a.latest || best == 0 || !run.iter_dir(best).is_dir() {
+            latest
+        } else {
+            Checkpoint::open(&run.iter_dir(best))?
+        }
+    } else {
+        Checkpoint::open(&a.checkpoint)?
+    };
+    eprintln!("exporting {}", ck.dir.display());
     let sims = a.sims.unwrap_or(ck.config.eval.sims);
     let mut loaded = LoadedNet::from_checkpoint(&ck, sims)?;
     loaded.header.provenance.rating = a.rating;

@@ -1,9 +1,11 @@
 //! Command-line interface: argument definitions and dispatch.
 
+mod analyse;
 mod arena;
 mod chart;
 mod engine;
 mod export;
+mod info;
 mod perft;
 mod play;
 mod plot;
@@ -43,6 +45,10 @@ pub enum Command {
     Play(play::PlayArgs),
     /// Run the line protocol on stdin/stdout (for GUIs and scripts).
     Engine(engine::EngineArgs),
+    /// Search one position and print the candidate moves and the WDL.
+    Analyse(analyse::AnalyseArgs),
+    /// Show what a player file, checkpoint or run folder holds.
+    Info(info::InfoArgs),
 }
 
 /// Run a parsed command line.
@@ -58,6 +64,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(a) => export::run_export(a),
         Command::Play(a) => play::run_play(a),
         Command::Engine(a) => engine::run_engine(a),
+        Command::Analyse(a) => analyse::run_analyse(a),
+        Command::Info(a) => info::run_info(a),
     }
 }
 
@@ -70,7 +78,32 @@ pub fn parse_variant(name: &str) -> Result<Variant> {
 pub fn parse_position(fen: Option<&str>, variant: Variant) -> Result<Position> {
     match fen {
         None => Ok(Position::start(variant)),
-        Some(f) => Position::from_fen(f, variant).with_context(|| format!("invalid FEN '{f}'")),
+        Some(f) => Position::from_fen(f, variant).with_context(|| format!("invalid FEN '{}'", clip(f, 80))),
+    }
+}
+
+/// The next line of `input` without its line end: `Ok` with the text,
+/// `Err` with a message for a line that is not UTF-8 (the caller answers
+/// it and reads on), None at the end of input or on a read error.
+pub fn next_line(input: &mut impl std::io::BufRead) -> Option<std::result::Result<String, String>> {
+    let mut buf = Vec::new();
+    match input.read_until(b'\n', &mut buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8(buf).map_err(|_| "the line is not valid UTF-8".to_string()))
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters (with "..." when cut), for
+/// echoing user input in messages.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}...", &text[..i]),
     }
 }
 

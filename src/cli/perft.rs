@@ -24,9 +24,9 @@ pub struct PerftArgs {
 
 #[derive(Args, Debug)]
 pub struct MovesArgs {
-    /// Position in FEN.
+    /// Position in FEN (default: the variant's start position).
     #[arg(long)]
-    fen: String,
+    fen: Option<String>,
     /// Rules variant: standard, damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     variant: String,
@@ -101,7 +101,12 @@ pub fn perft(a: PerftArgs) -> Result<()> {
 
 pub fn moves(a: MovesArgs) -> Result<()> {
     let v = parse_variant(&a.variant)?;
-    let pos = parse_position(Some(&a.fen), v)?;
+    let pos = parse_position(a.fen.as_deref(), v)?;
+    let game = damone::game::Game::new(pos, damone::game::DrawRules::default());
+    if let Some(o) = game.outcome() {
+        println!("the game is over: {} {}", o.pdn_result(), o.reason.name());
+        return Ok(());
+    }
     for m in pos.legal_moves() {
         println!("{m} {}", pos.after(&m).to_fen());
     }

@@ -2,22 +2,20 @@
 //! player spec, with a Unicode board, move listing, undo, and the game saved
 //! as PDN at the end.
 
-use super::{parse_position, parse_variant};
+use super::{clip, next_line, parse_position, parse_variant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damone::game::{
-    parse_move, to_pdn, Color, DrawRules, Game, Outcome, PdnHeaders, Piece, Position, Rank, Square,
-};
-use damone::player::factory;
+use damone::game::{parse_move, to_pdn, Color, Game, Outcome, PdnHeaders, Piece, Position, Rank, Square};
+use damone::player::open;
 use damone::util::atomic_write;
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// The opponent: a player file, a checkpoint folder, or a spec
     /// (net:PATH,sims=N, alphabeta:depth=N, mcts:sims=N, random).
-    #[arg(long, default_value = "alphabeta:depth=4")]
+    #[arg(long, visible_alias = "player", default_value = "alphabeta:depth=4")]
     pub opponent: String,
     /// Your colour: white or black.
     #[arg(long, default_value = "white")]
@@ -29,7 +27,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub fen: Option<String>,
     /// Where to save the game.
-    #[arg(long, default_value = "damone-game.pdn")]
+    #[arg(long, visible_alias = "out", default_value = "damone-game.pdn")]
     pub pdn: PathBuf,
     /// Seed for the opponent's random streams.
     #[arg(long, default_value_t = 1)]
@@ -39,94 +37,26 @@ pub struct PlayArgs {
     pub ascii: bool,
 }
 
+/// The glyph of a square's content. ASCII uses FEN's rank letters
+/// (none for Pedina written P, D for Dama, I for Damone), upper case for
+/// White and lower case for Black.
 fn glyph(p: Option<Piece>, ascii: bool) -> &'static str {
-    match (p, ascii) {
-        (None, false) => "·",
-        (None, true) => ".",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Pedina,
-            }),
-            false,
-        ) => "⛀",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Dama,
-            }),
-            false,
-        ) => "⛁",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Damone,
-            }),
-            false,
-        ) => "♔",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Pedina,
-            }),
-            false,
-        ) => "⛂",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Dama,
-            }),
-            false,
-        ) => "⛃",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Damone,
-            }),
-            false,
-        ) => "♚",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Pedina,
-            }),
-            true,
-        ) => "w",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Dama,
-            }),
-            true,
-        ) => "W",
-        (
-            Some(Piece {
-                color: Color::White,
-                rank: Rank::Damone,
-            }),
-            true,
-        ) => "I",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Pedina,
-            }),
-            true,
-        ) => "b",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Dama,
-            }),
-            true,
-        ) => "B",
-        (
-            Some(Piece {
-                color: Color::Black,
-                rank: Rank::Damone,
-            }),
-            true,
-        ) => "J",
+    let Some(p) = p else {
+        return if ascii { "." } else { "·" };
+    };
+    match (p.color, p.rank, ascii) {
+        (Color::White, Rank::Pedina, false) => "⛀",
+        (Color::White, Rank::Dama, false) => "⛁",
+        (Color::White, Rank::Damone, false) => "♔",
+        (Color::Black, Rank::Pedina, false) => "⛂",
+        (Color::Black, Rank::Dama, false) => "⛃",
+        (Color::Black, Rank::Damone, false) => "♚",
+        (Color::White, Rank::Pedina, true) => "P",
+        (Color::White, Rank::Dama, true) => "D",
+        (Color::White, Rank::Damone, true) => "I",
+        (Color::Black, Rank::Pedina, true) => "p",
+        (Color::Black, Rank::Dama, true) => "d",
+        (Color::Black, Rank::Damone, true) => "i",
     }
 }
 
@@ -159,7 +89,28 @@ pub fn board_text(pos: &Position, view: Color, ascii: bool) -> String {
         s.push_str(&format!(" {}", (b'a' + f as u8) as char));
     }
     s.push('\n');
+    s.push_str(&legend(ascii));
     s
+}
+
+/// What each glyph stands for.
+fn legend(ascii: bool) -> String {
+    let mut parts = Vec::new();
+    for color in [Color::White, Color::Black] {
+        let names: Vec<String> = [Rank::Pedina, Rank::Dama, Rank::Damone]
+            .iter()
+            .map(|&rank| {
+                let name = match rank {
+                    Rank::Pedina => "pedina",
+                    Rank::Dama => "dama",
+                    Rank::Damone => "damone",
+                };
+                format!("{} {name}", glyph(Some(Piece { color, rank }), ascii))
+            })
+            .collect();
+        parts.push(format!("{}: {}", color.name(), names.join(", ")));
+    }
+    format!("    {}\n", parts.join("; "))
 }
 
 const HELP: &str =
@@ -174,94 +125,104 @@ pub fn run_play(a: PlayArgs) -> Result<()> {
         "black" | "b" => Color::Black,
         other => bail!("--color must be white or black, got '{other}'"),
     };
-    let spec = if Path::new(&a.opponent).exists() {
-        format!("net:{}", a.opponent)
-    } else {
-        a.opponent.clone()
-    };
-    let mut bot = factory(&spec).with_context(|| format!("cannot load opponent '{}'", a.opponent))?(a.seed);
-    let mut game = Game::new(start, DrawRules::default());
+    let spec = a.opponent.clone();
+    let (make, header) = open(&spec).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
+    let mut bot = make(a.seed);
+    // A network opponent plays under its own draw rules.
+    let mut game = Game::new(start, header.map(|h| h.rules).unwrap_or_default());
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "damone: you play {} against {}. {HELP}",
-        human.name(),
-        bot.name()
-    )?;
     let mut outcome: Option<Outcome> = None;
     let mut show = true;
-    loop {
-        let moves = game.position().legal_moves();
-        if let Some(o) = game.outcome_with(&moves) {
-            outcome = Some(o);
-            break;
-        }
-        if game.position().side_to_move() != human {
-            let m = bot.choose(&game);
-            writeln!(out, "{} plays {m}", bot.name())?;
-            game.play_unchecked(&m);
-            bot.observe(&m);
-            show = true;
-            continue;
-        }
-        if show {
-            write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
-            show = false;
-        }
-        write!(out, "{} to move> ", human.name())?;
-        out.flush()?;
-        let Some(line) = lines.next() else {
-            writeln!(out)?;
-            break;
-        };
-        let line = line.context("cannot read input")?;
-        match line.trim() {
-            "" => {}
-            "help" | "?" => writeln!(out, "{HELP}")?,
-            "quit" | "exit" => break,
-            "board" => show = true,
-            "moves" => {
-                let list: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                writeln!(out, "legal moves: {}", list.join(" "))?;
-            }
-            "resign" => {
-                game.resign(human);
-                outcome = game.outcome();
+    // The game is saved however the loop ends (end of input, quit, an
+    // output error).
+    let played = (|| -> Result<()> {
+        writeln!(
+            out,
+            "damone: you play {} against {}. {HELP}",
+            human.name(),
+            bot.name()
+        )?;
+        loop {
+            let moves = game.position().legal_moves();
+            if let Some(o) = game.outcome_with(&moves) {
+                outcome = Some(o);
                 break;
             }
-            "undo" => {
-                // Take back the bot's reply and your move.
-                let mut n = 0;
-                while game.undo() {
-                    n += 1;
-                    if game.position().side_to_move() == human {
-                        break;
+            if game.position().side_to_move() != human {
+                let m = bot.choose(&game);
+                writeln!(out, "{} plays {m}", bot.name())?;
+                game.play_unchecked(&m);
+                bot.observe(&m);
+                show = true;
+                continue;
+            }
+            if show {
+                write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
+                show = false;
+            }
+            write!(out, "{} to move> ", human.name())?;
+            out.flush()?;
+            let line = match next_line(&mut input) {
+                None => {
+                    writeln!(out)?;
+                    break;
+                }
+                Some(Err(e)) => {
+                    writeln!(out, "error: {e}")?;
+                    continue;
+                }
+                Some(Ok(line)) => line,
+            };
+            match line.trim() {
+                "" => {}
+                "help" | "?" => writeln!(out, "{HELP}")?,
+                "quit" | "exit" => break,
+                "board" => show = true,
+                "moves" => {
+                    let list: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+                    writeln!(out, "legal moves: {}", list.join(" "))?;
+                }
+                "resign" => {
+                    game.resign(human);
+                    outcome = game.outcome();
+                    break;
+                }
+                "undo" => {
+                    // Take back the bot's reply and your move.
+                    let mut n = 0;
+                    while game.undo() {
+                        n += 1;
+                        if game.position().side_to_move() == human {
+                            break;
+                        }
+                    }
+                    if n == 0 {
+                        writeln!(out, "nothing to undo")?;
+                    } else {
+                        // The bot replays from the new position.
+                        bot = make(a.seed ^ game.ply() as u64);
+                        show = true;
                     }
                 }
-                if n == 0 {
-                    writeln!(out, "nothing to undo")?;
-                } else {
-                    // The bot replays from the new position.
-                    bot = factory(&spec)?(a.seed ^ game.ply() as u64);
-                    show = true;
-                }
+                text => match parse_move(game.position(), text) {
+                    Ok(m) => {
+                        game.play_unchecked(&m);
+                        bot.observe(&m);
+                        writeln!(out, "you play {m}")?;
+                    }
+                    Err(e) => writeln!(out, "{}", clip(&e.to_string(), 200))?,
+                },
             }
-            text => match parse_move(game.position(), text) {
-                Ok(m) => {
-                    game.play_unchecked(&m);
-                    bot.observe(&m);
-                }
-                Err(e) => writeln!(out, "{e}")?,
-            },
         }
-    }
-    write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
-    match &outcome {
-        Some(o) => writeln!(out, "result: {o}")?,
-        None => writeln!(out, "game stopped")?,
-    }
+        write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
+        match &outcome {
+            Some(o) => writeln!(out, "result: {o}")?,
+            None => writeln!(out, "game stopped")?,
+        }
+        Ok(())
+    })();
     let (white, black) = if human == Color::White {
         ("human".to_string(), bot.name())
     } else {
@@ -275,6 +236,6 @@ pub fn run_play(a: PlayArgs) -> Result<()> {
     };
     atomic_write(&a.pdn, to_pdn(&game, outcome.as_ref(), &headers).as_bytes())
         .with_context(|| format!("cannot write {}", a.pdn.display()))?;
-    writeln!(out, "game saved to {}", a.pdn.display())?;
-    Ok(())
+    let _ = writeln!(out, "game saved to {}", a.pdn.display());
+    played
 }

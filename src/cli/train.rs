@@ -15,10 +15,16 @@ pub struct TrainArgs {
     /// Override a config value, e.g. --set train.lr=0.001 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
-    /// Continue the run from its latest checkpoint, with its own config
-    /// (only `iterations` and `time_limit_minutes` may be changed).
+    /// Continue the run from its latest checkpoint, with its own config;
+    /// `--set` may change the stopping limits, the learning-rate schedule,
+    /// search, self-play budgets and evaluation (each change is logged in
+    /// the run's resume.log); other keys are refused.
     #[arg(long)]
     pub resume: bool,
+    /// With --resume: if the latest checkpoint is damaged, resume from the
+    /// newest intact one.
+    #[arg(long, requires = "resume")]
+    pub from_intact: bool,
     /// Start again even if the run folder already has checkpoints (they are removed).
     #[arg(long, conflicts_with = "resume")]
     pub overwrite: bool,
@@ -28,33 +34,44 @@ pub struct TrainArgs {
 }
 
 pub fn run_train(a: TrainArgs) -> Result<()> {
-    let cfg = RunConfig::load(a.config.as_deref(), &a.sets)?;
-    let explicit = |key: &str| a.config.is_some() || a.sets.iter().any(|s| s.trim_start().starts_with(key));
     let start = if a.resume {
         Start::Resume {
-            iterations: explicit("iterations=").then_some(cfg.iterations),
-            time_limit_minutes: explicit("time_limit_minutes=").then_some(cfg.time_limit_minutes),
+            sets: a.sets.clone(),
+            from_intact: a.from_intact,
         }
     } else if a.overwrite {
         Start::Overwrite
     } else {
         Start::New
     };
+    // On resume the config (file, --set) only locates the run folder; the
+    // run's own config is used, with the --set changes Run::open allows.
+    let locate: Vec<String> = if a.resume {
+        a.sets
+            .iter()
+            .filter(|s| s.starts_with("checkpoint_dir=") || s.starts_with("run="))
+            .cloned()
+            .collect()
+    } else {
+        a.sets.clone()
+    };
+    let cfg = RunConfig::load(a.config.as_deref(), &locate)?;
     let mut run = Run::open(cfg, start)?;
     let quiet = a.quiet;
     if !quiet {
         let c = run.config();
         eprintln!(
-            "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} threads{}",
+            "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}{}",
             c.run,
             run.dir().display(),
             c.model.blocks,
             c.model.channels,
             c.selfplay.games_per_iteration,
-            c.selfplay.parallel_games.min(c.selfplay.games_per_iteration),
+            c.selfplay.parallel_games,
             c.selfplay.full_sims,
             c.selfplay.cheap_sims,
             c.threads,
+            if c.threads == 1 { "" } else { "s" },
             if a.resume {
                 format!(", resuming at iteration {}", run.state().iteration + 1)
             } else {
@@ -62,6 +79,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
             }
         );
     }
+    let (iterations, minutes) = (run.config().iterations, run.config().time_limit_minutes);
     let mut bar = indicatif::ProgressBar::hidden();
     let mut played = 0;
     run.run(&mut |e: &Event| match e {
@@ -98,9 +116,15 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
                     )
                 })
                 .collect();
+            let mut at = m.iteration.to_string();
+            if iterations > 0 {
+                at.push_str(&format!("/{iterations}"));
+            }
+            if minutes > 0.0 {
+                at.push_str(&format!(" ({:.0} min left)", (minutes - m.wall_s / 60.0).max(0.0)));
+            }
             eprintln!(
-                "iter {}: {} games, {} samples, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
-                m.iteration,
+                "iter {at}: {} games, {} samples, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
                 m.games,
                 m.samples,
                 m.steps,

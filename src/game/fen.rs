@@ -28,6 +28,18 @@ pub enum ParseFenError {
     UnknownPrefix(String, String),
     #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
     BadCounter(String),
+    #[error("the counter field '{0}' must come last")]
+    CounterNotLast(String),
+    #[error("{0} has {1} pieces (at most 12)")]
+    TooManyPieces(&'static str, u32),
+}
+
+/// An input token as echoed in an error: cut to 40 characters.
+fn cut(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}...", &s[..i]),
+    }
 }
 
 impl Position {
@@ -41,22 +53,25 @@ impl Position {
         let side = match fields[0] {
             "W" | "w" => Color::White,
             "B" | "b" => Color::Black,
-            other => return Err(ParseFenError::BadSideToMove(other.to_string())),
+            other => return Err(ParseFenError::BadSideToMove(cut(other))),
         };
         let mut pos = Position::empty(variant);
         let mut seen = [false; 2];
-        for field in &fields[1..] {
+        for (k, field) in fields[1..].iter().enumerate() {
             let (color, rest) = match field.chars().next() {
                 Some('W') => (Color::White, &field[1..]),
                 Some('B') => (Color::Black, &field[1..]),
                 Some('H') => {
+                    if k + 2 != fields.len() {
+                        return Err(ParseFenError::CounterNotLast(cut(field)));
+                    }
                     let n = field[1..]
                         .parse::<u16>()
-                        .map_err(|_| ParseFenError::BadCounter(field.to_string()))?;
+                        .map_err(|_| ParseFenError::BadCounter(cut(field)))?;
                     pos.set_no_progress(n);
                     continue;
                 }
-                _ => return Err(ParseFenError::BadField(field.to_string())),
+                _ => return Err(ParseFenError::BadField(cut(field))),
             };
             if seen[color.index()] {
                 return Err(ParseFenError::DuplicateSide(color.name()));
@@ -67,16 +82,16 @@ impl Position {
             }
             for tok in rest.split(',').map(str::trim) {
                 if tok.len() < 2 || !tok.is_char_boundary(tok.len() - 2) {
-                    return Err(ParseFenError::BadSquare(tok.to_string()));
+                    return Err(ParseFenError::BadSquare(cut(tok)));
                 }
                 let (prefix, name) = tok.split_at(tok.len() - 2);
                 let rank = match prefix {
                     "" => Rank::Pedina,
                     "D" => Rank::Dama,
                     "I" => Rank::Damone,
-                    p => return Err(ParseFenError::UnknownPrefix(p.to_string(), tok.to_string())),
+                    p => return Err(ParseFenError::UnknownPrefix(cut(p), cut(tok))),
                 };
-                let (f, r) = parse_coords(name).ok_or_else(|| ParseFenError::BadSquare(name.to_string()))?;
+                let (f, r) = parse_coords(name).ok_or_else(|| ParseFenError::BadSquare(cut(name)))?;
                 let sq =
                     Square::from_coords(f, r).ok_or_else(|| ParseFenError::LightSquare(name.to_string()))?;
                 if pos.piece_at(sq).is_some() {
@@ -88,6 +103,10 @@ impl Position {
         for c in [Color::White, Color::Black] {
             if !seen[c.index()] {
                 return Err(ParseFenError::MissingSide(c.name(), c.letter()));
+            }
+            let n = pos.count(c);
+            if n > 12 {
+                return Err(ParseFenError::TooManyPieces(c.name(), n));
             }
         }
         pos.set_side(side);

@@ -18,6 +18,16 @@ pub struct DrawRules {
     pub max_plies: u32,
 }
 
+impl DrawRules {
+    /// Check both limits; the error names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.no_progress_plies == 0 || self.max_plies == 0 {
+            return Err("rules.no_progress_plies and rules.max_plies must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
 impl Default for DrawRules {
     fn default() -> Self {
         DrawRules {

@@ -49,9 +49,17 @@ pub fn net_from_bytes(
 ) -> Result<Net, WeightsError> {
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
         .map_err(|e| WeightsError::Format(what.to_string(), e.to_string()))?;
-    cfg.init(device)
-        .try_load_record(record)
-        .map_err(|e| WeightsError::Mismatch(what.to_string(), format!("{cfg:?}"), e.to_string()))
+    cfg.init(device).try_load_record(record).map_err(|e| {
+        // burn's message lists every tensor; keep its first line, cut.
+        let msg = e.to_string();
+        let first = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let first: String = first.chars().take(160).collect();
+        let shape = format!(
+            "blocks={} channels={} value_hidden={}",
+            cfg.blocks, cfg.channels, cfg.value_hidden
+        );
+        WeightsError::Mismatch(what.to_string(), shape, first)
+    })
 }
 
 /// Load a network of shape `cfg` from a burnpack file.
@@ -81,10 +89,6 @@ pub struct NetEvaluator {
     pub time: Duration,
     /// Largest batch given to one forward pass (larger requests are split).
     pub max_batch: usize,
-    /// Forward passes so far (`positions / batches` is the mean batch).
-    pub batches: u64,
-    /// Smallest batch of one forward pass so far (0 before the first).
-    pub min_batch: usize,
 }
 
 impl NetEvaluator {
@@ -100,8 +104,6 @@ impl NetEvaluator {
             positions: 0,
             time: Duration::ZERO,
             max_batch: 1024,
-            batches: 0,
-            min_batch: 0,
         }
     }
 
@@ -140,12 +142,6 @@ impl Evaluator for NetEvaluator {
                 .map(|r| policy_indices(r.game.position(), r.moves))
                 .collect();
             let (logits, v) = self.fast.evaluate(&obs, &idx);
-            self.min_batch = if self.batches == 0 {
-                chunk.len()
-            } else {
-                self.min_batch.min(chunk.len())
-            };
-            self.batches += 1;
             for (i, mut priors) in logits.into_iter().enumerate() {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];

@@ -13,7 +13,7 @@
 //!
 //! let loaded = LoadedNet::load("my-player.dmp")?;
 //! let mut player = loaded.player("me", 1);
-//! player.search_params_mut().unwrap().set_budget(Budget::Simulations(200));
+//! player.set_budget(Some(Budget::Simulations(200)));
 //! let game = Game::from_variant(Variant::Standard, DrawRules::default());
 //! let analysis = player.analyse(&game).expect("game not over");
 //! for line in analysis.lines.iter().take(3) {
@@ -146,6 +146,15 @@ pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>)
             header.encoding_version,
         ));
     }
+    // The header is checked with the same rules and limits as a config.
+    let bad = |e: String| PlayerFileError::Header(what.to_string(), e);
+    if header.format_version != PLAYER_FORMAT_VERSION {
+        return Err(bad(format!(
+            "format_version {} does not match the file's version {PLAYER_FORMAT_VERSION}",
+            header.format_version
+        )));
+    }
+    header.rules.validate().map_err(bad)?;
     header
         .search
         .validate()
@@ -234,26 +243,33 @@ impl LoadedNet {
 /// A factory for any player spec: `random`, `alphabeta:...`, `mcts:...`,
 /// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C]`
 /// where PATH is a checkpoint folder or a player file. A bare existing
-/// path is read as `net:PATH`.
+/// path that is not a spec is read as `net:PATH`.
 pub fn factory(text: &str) -> Result<PlayerFactory, LoadError> {
-    let text = if !text.contains(':') && Path::new(text).exists() {
-        format!("net:{text}")
-    } else {
-        text.to_string()
+    open(text).map(|(f, _)| f)
+}
+
+/// [`factory`], also returning the header of a network player (its
+/// variant, draw rules and search defaults), None for built-in kinds.
+pub fn open(text: &str) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadError> {
+    // A spec of a built-in kind is never shadowed by a file of that name.
+    let spec = match PlayerSpec::parse(text) {
+        Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
+            PlayerSpec::parse(&format!("net:{}", text.trim()))?
+        }
+        r => r?,
     };
-    let spec = PlayerSpec::parse(&text)?;
     if spec.kind != PlayerKind::Net {
-        return Ok(builtin_factory(&spec)?);
+        return Ok((builtin_factory(&spec)?, None));
     }
     spec.check_options(&["sims", "movetime", "algo", "cpuct"])?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
     let params = spec.search_params(loaded.header.search.clone())?;
+    let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
     let name = spec.text.clone();
-    Ok(Arc::new(move |seed| {
-        Box::new(loaded.player_with(&name, params.clone(), seed))
-    }))
+    let f: PlayerFactory = Arc::new(move |seed| Box::new(loaded.player_with(&name, params.clone(), seed)));
+    Ok((f, Some(header)))
 }
 
 #[cfg(test)]
@@ -333,13 +349,13 @@ mod tests {
         let loaded = LoadedNet { header: h, net };
         let g = Game::from_variant(Variant::Standard, DrawRules::default());
         let mut p = loaded.player("p", 1);
-        p.search_params_mut().unwrap().set_budget(Budget::Simulations(40));
+        assert!(p.set_budget(Some(Budget::Simulations(40))));
         let a = p.analyse(&g).unwrap();
         assert_eq!(a.lines.len(), 8);
         assert_eq!(a.simulations, 40);
         assert!(a.lines.iter().any(|l| l.mv == a.best));
         let mut q = loaded.player("p", 1);
-        q.search_params_mut().unwrap().set_budget(Budget::Simulations(40));
+        q.set_budget(Some(Budget::Simulations(40)));
         assert_eq!(q.analyse(&g).unwrap(), a);
     }
 }

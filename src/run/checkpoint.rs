@@ -9,7 +9,7 @@
 //!
 //! | file | content |
 //! | --- | --- |
-//! | `state.toml` | [`CheckpointState`]: versions, iteration, counters |
+//! | `state.toml` | [`CheckpointState`]: versions, iteration, counters, and the FNV-1a checksum of every other file |
 //! | `config.toml` | the run's [`RunConfig`] |
 //! | `model.bpk` | the network weights (burnpack) |
 //! | `optimizer.bpk` | the optimiser state |
@@ -17,13 +17,16 @@
 //! | `selfplay.bin` | the self-play games in flight (`selfplay`) |
 //!
 //! A checkpoint is written into `.iter_NNNN.tmp/` and renamed into place,
-//! so a folder named `iter_NNNN` is always complete.
+//! so a folder named `iter_NNNN` is always complete. Every file is checked
+//! against its checksum when it is read, so a damaged file is named, never
+//! used.
 
 use super::config::{ConfigError, RunConfig};
-use crate::net::{load_net, Net, WeightsError, ENCODING_VERSION};
-use crate::util::atomic_write;
+use crate::net::{net_from_bytes, Net, WeightsError, ENCODING_VERSION};
+use crate::util::{atomic_write, fnv1a};
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Version of the checkpoint folder layout.
@@ -46,8 +49,8 @@ pub enum CheckpointError {
     Config(PathBuf, ConfigError),
     #[error("checkpoint {0}: {1}")]
     Weights(PathBuf, WeightsError),
-    #[error("checkpoint {0}: {1} is corrupt: {2}")]
-    Corrupt(PathBuf, &'static str, String),
+    #[error("checkpoint {0}: {1} is damaged (its checksum does not match state.toml)")]
+    Damaged(PathBuf, &'static str),
     #[error("cannot write checkpoint {0}: {1}")]
     Write(PathBuf, std::io::Error),
     #[error("no checkpoint in {0}")]
@@ -75,6 +78,21 @@ pub struct CheckpointState {
     pub best_iteration: u32,
     /// Wall-clock seconds of the run so far.
     pub wall_s: f64,
+    /// FNV-1a checksum (16 hex digits) of each file of the checkpoint.
+    pub checksums: BTreeMap<String, String>,
+}
+
+/// The files of a checkpoint besides `state.toml`.
+pub const CHECKPOINT_FILES: [&str; 5] = [
+    "config.toml",
+    "model.bpk",
+    "optimizer.bpk",
+    "replay.bin",
+    "selfplay.bin",
+];
+
+fn checksum(bytes: &[u8]) -> String {
+    format!("{:016x}", fnv1a(bytes))
 }
 
 /// A checkpoint folder whose state and config have been read and checked;
@@ -111,23 +129,41 @@ impl Checkpoint {
         if state.encoding_version != ENCODING_VERSION {
             return Err(CheckpointError::Encoding(d, state.encoding_version));
         }
-        let config = RunConfig::load(Some(&dir.join("config.toml")), &[])
-            .map_err(|e| CheckpointError::Config(d.clone(), e))?;
-        Ok(Checkpoint {
-            dir: d,
+        let mut ck = Checkpoint {
+            dir: d.clone(),
             state,
-            config,
-        })
+            config: RunConfig::default(),
+        };
+        let text = ck.read("config.toml")?;
+        let text = String::from_utf8(text).map_err(|_| CheckpointError::Damaged(d.clone(), "config.toml"))?;
+        ck.config = RunConfig::from_toml(&text, &[], &dir.join("config.toml").display().to_string())
+            .map_err(|e| CheckpointError::Config(d, e))?;
+        Ok(ck)
     }
 
-    /// The bytes of one of the checkpoint's files.
+    /// The bytes of one of the checkpoint's files, checked against its
+    /// checksum.
     pub fn read(&self, name: &'static str) -> Result<Vec<u8>, CheckpointError> {
-        std::fs::read(self.dir.join(name)).map_err(|e| CheckpointError::Io(self.dir.clone(), name, e))
+        let bytes =
+            std::fs::read(self.dir.join(name)).map_err(|e| CheckpointError::Io(self.dir.clone(), name, e))?;
+        match self.state.checksums.get(name) {
+            Some(sum) if *sum == checksum(&bytes) => Ok(bytes),
+            _ => Err(CheckpointError::Damaged(self.dir.clone(), name)),
+        }
+    }
+
+    /// Read every file and check its checksum.
+    pub fn verify(&self) -> Result<(), CheckpointError> {
+        for name in CHECKPOINT_FILES {
+            self.read(name)?;
+        }
+        Ok(())
     }
 
     /// The network, in inference form, on `device`.
     pub fn load_net(&self, device: &Device) -> Result<Net, CheckpointError> {
-        load_net(&self.config.model, &self.dir.join("model.bpk"), device)
+        let what = self.dir.join("model.bpk").display().to_string();
+        net_from_bytes(&self.config.model, self.read("model.bpk")?, device, &what)
             .map_err(|e| CheckpointError::Weights(self.dir.clone(), e))
     }
 }
@@ -136,7 +172,8 @@ fn one_line(e: &dyn std::fmt::Display) -> String {
     e.to_string().trim().replace('\n', " ")
 }
 
-/// The files of a checkpoint to write.
+/// The files of a checkpoint to write (the checksums of `state` are filled
+/// in when it is written).
 pub struct CheckpointFiles<'a> {
     pub state: &'a CheckpointState,
     pub config: &'a RunConfig,
@@ -189,6 +226,15 @@ impl RunDir {
         v
     }
 
+    /// The newest checkpoint whose files are all intact, if any.
+    pub fn newest_intact(&self) -> Option<Checkpoint> {
+        self.checkpoints()
+            .into_iter()
+            .rev()
+            .filter_map(|k| Checkpoint::open(&self.iter_dir(k)).ok())
+            .find(|ck| ck.verify().is_ok())
+    }
+
     /// The newest complete checkpoint.
     pub fn latest(&self) -> Result<Checkpoint, CheckpointError> {
         let k = *self
@@ -205,12 +251,20 @@ impl RunDir {
         let werr = |e| CheckpointError::Write(final_dir.clone(), e);
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(werr)?;
-        let state = toml::to_string(f.state).expect("state serialises");
-        atomic_write(&tmp.join("config.toml"), f.config.to_toml().as_bytes()).map_err(werr)?;
-        atomic_write(&tmp.join("model.bpk"), f.model).map_err(werr)?;
-        atomic_write(&tmp.join("optimizer.bpk"), f.optimizer).map_err(werr)?;
-        atomic_write(&tmp.join("replay.bin"), f.replay).map_err(werr)?;
-        atomic_write(&tmp.join("selfplay.bin"), f.selfplay).map_err(werr)?;
+        let config = f.config.to_toml();
+        let mut state = f.state.clone();
+        state.checksums.clear();
+        for (name, bytes) in [
+            ("config.toml", config.as_bytes()),
+            ("model.bpk", f.model),
+            ("optimizer.bpk", f.optimizer),
+            ("replay.bin", f.replay),
+            ("selfplay.bin", f.selfplay),
+        ] {
+            atomic_write(&tmp.join(name), bytes).map_err(werr)?;
+            state.checksums.insert(name.to_string(), checksum(bytes));
+        }
+        let state = toml::to_string(&state).expect("state serialises");
         atomic_write(&tmp.join("state.toml"), state.as_bytes()).map_err(werr)?;
         let _ = std::fs::remove_dir_all(&final_dir);
         std::fs::rename(&tmp, &final_dir).map_err(werr)?;

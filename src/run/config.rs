@@ -108,19 +108,33 @@ impl Default for RunConfig {
 
 impl RunConfig {
     /// Parse TOML text (with `--set` overrides applied first) and validate.
+    /// A key the text leaves out takes its value from the embedded default
+    /// config (`configs/default.toml`): there is one source of defaults.
     pub fn from_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
         let one_line = |e: &dyn std::fmt::Display| e.to_string().trim().replace('\n', " ");
-        let mut value: toml::Table =
+        let given: toml::Table =
             toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), one_line(&e)))?;
+        let mut value: toml::Table =
+            toml::from_str(DEFAULT_CONFIG).expect("the embedded default config parses");
+        merge(&mut value, given);
+        let base = value.clone();
         for s in sets {
             apply_set(&mut value, s)?;
         }
-        let cfg: RunConfig = value
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Invalid(origin.to_string(), one_line(&e)))?;
-        cfg.validate()
-            .map_err(|e| ConfigError::Invalid(origin.to_string(), e))?;
-        Ok(cfg)
+        let build = |t: toml::Table| -> std::result::Result<RunConfig, String> {
+            let cfg: RunConfig = t.try_into().map_err(|e: toml::de::Error| one_line(&e))?;
+            cfg.validate()?;
+            Ok(cfg)
+        };
+        build(value).map_err(|e| {
+            // Blame the overrides when the config was valid without them.
+            let blame = if !sets.is_empty() && build(base).is_ok() {
+                format!("--set {}", sets.join(" --set "))
+            } else {
+                origin.to_string()
+            };
+            ConfigError::Invalid(blame, e)
+        })
     }
 
     /// Read a config file (or the embedded default when `path` is None).
@@ -155,9 +169,7 @@ impl RunConfig {
         if self.keep_last == 0 {
             return Err("keep_last must be at least 1".into());
         }
-        if self.rules.no_progress_plies == 0 || self.rules.max_plies == 0 {
-            return Err("rules.no_progress_plies and rules.max_plies must be at least 1".into());
-        }
+        self.rules.validate()?;
         self.model.validate()?;
         self.search.validate().map_err(|e| format!("search.{e}"))?;
         self.selfplay.validate()?;
@@ -187,9 +199,43 @@ impl RunConfig {
         Path::new(&self.checkpoint_dir).join(&self.run)
     }
 
-    /// The config as TOML text.
+    /// The config as TOML text. Values held as `f32` are written as they
+    /// would be typed (`0.35`, not `0.3499999940395355`).
     pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).expect("config serialises")
+        let mut v = toml::Value::try_from(self).expect("config serialises");
+        tidy_floats(&mut v);
+        toml::to_string_pretty(&v).expect("config serialises")
+    }
+}
+
+/// Copy every key of `over` into `base`, recursing into tables present in
+/// both.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Rewrite every float that is exactly an `f32` as that `f32`'s shortest
+/// decimal form.
+fn tidy_floats(v: &mut toml::Value) {
+    match v {
+        toml::Value::Float(x) => {
+            let f = *x as f32;
+            if f as f64 == *x && f.is_finite() {
+                if let Ok(short) = f.to_string().parse::<f64>() {
+                    *x = short;
+                }
+            }
+        }
+        toml::Value::Table(t) => t.iter_mut().for_each(|(_, v)| tidy_floats(v)),
+        toml::Value::Array(a) => a.iter_mut().for_each(tidy_floats),
+        _ => {}
     }
 }
 
@@ -231,6 +277,20 @@ mod tests {
         let c = RunConfig::load(None, &["train.lr=0.01".into(), "run=abc".into()]).unwrap();
         assert_eq!(c.train.lr, 0.01);
         assert_eq!(c.run, "abc");
+    }
+
+    #[test]
+    fn a_partial_file_takes_the_embedded_defaults() {
+        let partial = RunConfig::from_toml("iterations = 1\n[train]\nlr = 0.01\n", &[], "x").unwrap();
+        let mut want = RunConfig::load(None, &[]).unwrap();
+        want.iterations = 1;
+        want.train.lr = 0.01;
+        assert_eq!(partial, want);
+        // Floats are written back as written, and read back the same.
+        let text = want.to_toml();
+        assert!(text.contains("full_search_prob = 0.35"), "{text}");
+        assert!(text.contains("lr = 0.01"), "{text}");
+        assert_eq!(RunConfig::from_toml(&text, &[], "y").unwrap(), want);
     }
 
     #[test]

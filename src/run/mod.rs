@@ -43,7 +43,7 @@ use crate::net::{NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
 use crate::util::bin::BinError;
-use crate::util::{cpu_busy_share, process_cpu_seconds, rng_stream};
+use crate::util::{atomic_write, cpu_busy_share, process_cpu_seconds, rng_stream};
 use burn::tensor::Device;
 use rand::Rng as _;
 use std::path::{Path, PathBuf};
@@ -52,18 +52,65 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// How to open a run folder.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Start {
     /// A new run; the folder must not hold checkpoints.
     New,
     /// A new run; checkpoints already in the folder are removed.
     Overwrite,
-    /// Continue from the newest checkpoint with its own config; the
-    /// stopping limits may be replaced.
+    /// Continue from the newest checkpoint with its own config.
     Resume {
-        iterations: Option<u32>,
-        time_limit_minutes: Option<f64>,
+        /// `key=value` changes to the run's config: only the keys of
+        /// [`RESUME_KEYS`] may change; each change is logged in the run
+        /// folder's `resume.log`.
+        sets: Vec<String>,
+        /// When the newest checkpoint is damaged, resume from the newest
+        /// intact one instead of stopping with an error.
+        from_intact: bool,
     },
+}
+
+/// Config keys (and sections, ending in `.`) that may change when a run is
+/// resumed: stopping limits, threads, the learning-rate schedule and other
+/// learner settings, search and self-play budgets, evaluation. The model,
+/// variant, rules, seed, optimiser kind, replay window and number of
+/// parallel games may not (the checkpoint's state depends on them).
+pub const RESUME_KEYS: [&str; 25] = [
+    "iterations",
+    "time_limit_minutes",
+    "threads",
+    "keep_last",
+    "checkpoint_dir",
+    "run",
+    "train.lr",
+    "train.weight_decay",
+    "train.warmup_steps",
+    "train.schedule",
+    "train.schedule_steps",
+    "train.min_lr_factor",
+    "train.grad_clip",
+    "train.batch_size",
+    "train.sample_reuse",
+    "train.min_samples",
+    "train.value_q_weight",
+    "search.",
+    "eval.",
+    "selfplay.games_per_iteration",
+    "selfplay.full_sims",
+    "selfplay.cheap_sims",
+    "selfplay.full_search_prob",
+    "selfplay.resign_threshold",
+    "selfplay.resign_min_ply",
+];
+
+fn resumable(key: &str) -> bool {
+    RESUME_KEYS.iter().any(|k| {
+        if k.ends_with('.') {
+            key.starts_with(k)
+        } else {
+            key == *k
+        }
+    })
 }
 
 /// The phases of an iteration.
@@ -117,6 +164,8 @@ pub enum RunError {
     Exists(PathBuf),
     #[error("--resume: no checkpoint in {0} (start without --resume)")]
     NothingToResume(PathBuf),
+    #[error("{0}; {1}")]
+    Damaged(CheckpointError, String),
     #[error("cannot use run folder {0}: {1}")]
     Io(PathBuf, std::io::Error),
     #[error("checkpoint {0}: replay.bin: {1}")]
@@ -155,16 +204,47 @@ impl Run {
     pub fn open(cfg: RunConfig, start: Start) -> Result<Run, RunError> {
         let dir = RunDir::new(cfg.run_dir());
         let existing = dir.checkpoints();
-        let resume = match start {
-            Start::Resume {
-                iterations,
-                time_limit_minutes,
-            } => {
+        let resume = match &start {
+            Start::Resume { sets, from_intact } => {
                 if existing.is_empty() {
                     return Err(RunError::NothingToResume(dir.root));
                 }
-                let ck = dir.latest()?;
-                Some((ck, iterations, time_limit_minutes))
+                for set in sets {
+                    let key = set.split_once('=').map_or(set.as_str(), |(k, _)| k).trim();
+                    if !resumable(key) {
+                        return Err(ConfigError::Set(
+                            set.clone(),
+                            format!(
+                                "'{key}' cannot change when a run is resumed (these can: {})",
+                                RESUME_KEYS.join(", ")
+                            ),
+                        )
+                        .into());
+                    }
+                }
+                let ck = match dir.latest().and_then(|ck| ck.verify().map(|()| ck)) {
+                    Ok(ck) => ck,
+                    Err(e @ CheckpointError::Damaged(..)) => match dir.newest_intact() {
+                        Some(ok) if *from_intact => ok,
+                        Some(ok) => {
+                            let name = ok
+                                .dir
+                                .file_name()
+                                .unwrap_or_default()
+                                .to_string_lossy()
+                                .into_owned();
+                            return Err(RunError::Damaged(
+                                e,
+                                format!("the newest intact checkpoint is {name}: resume from it with --from-intact"),
+                            ));
+                        }
+                        None => {
+                            return Err(RunError::Damaged(e, "no checkpoint of this run is intact".into()))
+                        }
+                    },
+                    Err(e) => return Err(e.into()),
+                };
+                Some((ck, sets.clone()))
             }
             Start::New if !existing.is_empty() => return Err(RunError::Exists(dir.root)),
             Start::Overwrite if !existing.is_empty() => {
@@ -175,17 +255,26 @@ impl Run {
         };
         std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
         let cfg = match &resume {
-            Some((ck, iters, minutes)) => {
-                let mut c = ck.config.clone();
-                c.checkpoint_dir = cfg.checkpoint_dir.clone();
-                if let Some(i) = iters {
-                    c.iterations = *i;
+            Some((ck, sets)) => {
+                let mut base = ck.config.clone();
+                base.checkpoint_dir = cfg.checkpoint_dir.clone();
+                base.run = cfg.run.clone();
+                let c = RunConfig::from_toml(&base.to_toml(), sets, "(resumed run)")?;
+                let changes: Vec<&String> = sets
+                    .iter()
+                    .filter(|s| !s.starts_with("checkpoint_dir=") && !s.starts_with("run="))
+                    .collect();
+                if !changes.is_empty() {
+                    let line = format!(
+                        "iteration {}: resumed with {}\n",
+                        ck.state.iteration + 1,
+                        changes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
+                    );
+                    let log = dir.root.join("resume.log");
+                    let mut text = std::fs::read_to_string(&log).unwrap_or_default();
+                    text.push_str(&line);
+                    atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Io(log.clone(), e))?;
                 }
-                if let Some(m) = minutes {
-                    c.time_limit_minutes = *m;
-                }
-                c.validate()
-                    .map_err(|e| ConfigError::Invalid("(resumed run)".into(), e))?;
                 c
             }
             None => cfg,
@@ -211,12 +300,13 @@ impl Run {
             best_score: 0.0,
             best_iteration: 0,
             wall_s: 0.0,
+            checksums: Default::default(),
         };
         let mut metrics = Vec::new();
         let mut evals = Vec::new();
         let mut eval_games = Vec::new();
         let resumed = resume.is_some();
-        if let Some((ck, _, _)) = resume {
+        if let Some((ck, _)) = resume {
             let d = ck.dir.clone();
             trainer
                 .restore(ck.read("model.bpk")?, ck.read("optimizer.bpk")?, ck.state.step)
@@ -343,19 +433,15 @@ impl Run {
         let sp_seed = rng_stream(cfg.seed, "selfplay", k as u64).random();
         let t_sp = Instant::now();
         let cpu_sp = process_cpu_seconds();
-        let (samples, stats) = self.selfplay.run_iteration_stats(
-            &cfg.search,
-            &cfg.selfplay,
-            &mut evaluator,
-            sp_seed,
-            &mut |s| {
-                observer(&Event::Progress {
-                    iteration: k,
-                    phase: Phase::SelfPlay,
-                    done: s.games as u64,
-                })
-            },
-        );
+        let (samples, stats) =
+            self.selfplay
+                .run_iteration(&cfg.search, &cfg.selfplay, &mut evaluator, sp_seed, &mut |s| {
+                    observer(&Event::Progress {
+                        iteration: k,
+                        phase: Phase::SelfPlay,
+                        done: s.games as u64,
+                    })
+                });
         let selfplay_s = t_sp.elapsed().as_secs_f64();
         let cpu_tr = process_cpu_seconds();
         let selfplay_busy = cpu_busy_share(cpu_sp, cpu_tr, selfplay_s, cfg.threads);

@@ -386,10 +386,11 @@ const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 pub const INFLIGHT_VERSION: u32 = 1;
 
 impl SelfPlay {
-    /// `min(parallel_games, games_per_iteration)` games from `start` under
-    /// `rules`, each opened with `cfg.opening_plies` random plies.
+    /// `parallel_games` games from `start` under `rules`, each opened with
+    /// `cfg.opening_plies` random plies. (More games than an iteration's
+    /// quota is fine: the games still running carry on.)
     pub fn new(cfg: &SelfPlayConfig, start: Position, rules: DrawRules, seed: u64) -> SelfPlay {
-        let n = cfg.parallel_games.min(cfg.games_per_iteration).max(1) as usize;
+        let n = cfg.parallel_games.max(1) as usize;
         let env = VecEnv::new(n, start, rules, cfg.opening_plies, seed);
         let slots = (0..n)
             .map(|i| {
@@ -421,22 +422,10 @@ impl SelfPlay {
     }
 
     /// Play until `cfg.games_per_iteration` games have finished; return the
-    /// samples of their full searches. Every random draw comes from streams
-    /// of `seed`. `on_game` is called after each finished game.
+    /// samples of their full searches and the iteration's counters. Every
+    /// random draw comes from streams of `seed`. `on_game` is called after
+    /// each finished game.
     pub fn run_iteration(
-        &mut self,
-        search: &SearchParams,
-        cfg: &SelfPlayConfig,
-        evaluator: &mut dyn Evaluator,
-        seed: u64,
-        mut on_game: impl FnMut(&SelfPlayStats),
-    ) -> Vec<Sample> {
-        self.run_iteration_stats(search, cfg, evaluator, seed, &mut on_game)
-            .0
-    }
-
-    /// [`SelfPlay::run_iteration`], also returning the iteration's counters.
-    pub fn run_iteration_stats(
         &mut self,
         search: &SearchParams,
         cfg: &SelfPlayConfig,

@@ -1,0 +1,83 @@
+//! `damone analyse`: one search of a position by any player that searches,
+//! printing its candidate moves (visits, prior, Q) and its WDL.
+
+use super::{parse_position, parse_variant};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damone::game::{DrawRules, Game};
+use damone::mcts::Budget;
+use damone::player::factory;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    /// The player: a player file, a checkpoint folder, or a spec that
+    /// searches (net:PATH,..., mcts:...).
+    #[arg(long)]
+    pub player: String,
+    /// Position in FEN (default: the variant's start position).
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Rules variant.
+    #[arg(long, default_value = "standard")]
+    pub variant: String,
+    /// Simulations (default: the player's own budget).
+    #[arg(long, conflicts_with = "movetime")]
+    pub sims: Option<u32>,
+    /// Milliseconds of search instead of simulations.
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Candidate moves to print.
+    #[arg(long, default_value_t = 8)]
+    pub lines: usize,
+}
+
+pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
+    let variant = parse_variant(&a.variant)?;
+    let game = Game::new(parse_position(a.fen.as_deref(), variant)?, DrawRules::default());
+    if let Some(o) = game.outcome() {
+        println!("the game is over: {} {}", o.pdn_result(), o.reason.name());
+        return Ok(());
+    }
+    let mut p = factory(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?(1);
+    let budget = match (a.sims, a.movetime) {
+        (Some(0), _) | (_, Some(0)) => bail!("--sims and --movetime must be at least 1"),
+        (Some(n), _) => Some(Budget::Simulations(n)),
+        (_, Some(ms)) => Some(Budget::Time(Duration::from_millis(ms))),
+        _ => None,
+    };
+    if budget.is_some() && !p.set_budget(budget) {
+        bail!("player '{}' does not take that budget", a.player);
+    }
+    let Some(r) = p.analyse(&game) else {
+        bail!(
+            "player '{}' does not search (use a network, a player file or mcts:...)",
+            a.player
+        );
+    };
+    println!(
+        "{:>3}  {:<14} {:>7} {:>7} {:>7}",
+        "#", "move", "visits", "prior", "q"
+    );
+    for (i, l) in r.lines.iter().take(a.lines).enumerate() {
+        let q = l.q.map_or("-".to_string(), |q| format!("{q:+.3}"));
+        println!(
+            "{:>3}  {:<14} {:>7} {:>7.3} {:>7}",
+            i + 1,
+            l.mv.to_string(),
+            l.visits,
+            l.prior,
+            q
+        );
+    }
+    println!(
+        "value for {} to move: win {:.3} draw {:.3} loss {:.3} ({} simulations); best {}",
+        game.position().side_to_move().name(),
+        r.wdl.win,
+        r.wdl.draw,
+        r.wdl.loss,
+        r.simulations,
+        r.best
+    );
+    Ok(())
+}

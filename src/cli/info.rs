@@ -1,0 +1,101 @@
+//! `damone info PATH`: what a player file, a checkpoint folder or a run
+//! folder holds (versions, model shape, search defaults, provenance).
+
+use anyhow::{bail, Result};
+use clap::Args;
+use damone::player::LoadedNet;
+use damone::run::{read_rows, Checkpoint, Metrics, RunDir};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// A player file (.dmp), a checkpoint folder (iter_NNNN) or a run folder.
+    pub path: PathBuf,
+}
+
+pub fn run_info(a: InfoArgs) -> Result<()> {
+    let p = &a.path;
+    if p.is_dir() && !p.join("state.toml").exists() {
+        let run = RunDir::new(p);
+        let iters = run.checkpoints();
+        if iters.is_empty() {
+            bail!(
+                "{} is neither a checkpoint nor a run folder (no iter_NNNN inside)",
+                p.display()
+            );
+        }
+        let latest = run.latest()?;
+        println!("run folder {}", p.display());
+        println!(
+            "checkpoints: {}",
+            iters
+                .iter()
+                .map(|k| format!("iter_{k:04}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let s = &latest.state;
+        println!(
+            "latest: iteration {}, {} games, {} steps, {:.1} min of training; best evaluation: iteration {} (score {:.3})",
+            s.iteration,
+            s.games,
+            s.step,
+            s.wall_s / 60.0,
+            s.best_iteration,
+            s.best_score
+        );
+        let m: Vec<Metrics> = read_rows(&run.metrics_path())?;
+        if let Some(last) = m.last() {
+            println!(
+                "last iteration: loss policy {:.3} value {:.3}, {:.0} positions/s in self-play",
+                last.loss_policy, last.loss_value, last.positions_per_s
+            );
+        }
+        return Ok(());
+    }
+    if p.is_dir() {
+        let ck = Checkpoint::open(p)?;
+        ck.verify()?;
+        println!("checkpoint {} (all files intact)", p.display());
+        println!("state: {}", toml::to_string(&ck.state)?.replace('\n', "; "));
+    }
+    let loaded = LoadedNet::load(p)?;
+    let h = &loaded.header;
+    println!(
+        "player: format version {}, input encoding version {}, variant {}",
+        h.format_version, h.encoding_version, h.variant
+    );
+    println!(
+        "model: {} blocks x {} channels, value head {}",
+        h.model.blocks, h.model.channels, h.model.value_hidden
+    );
+    println!(
+        "search: {:?}, {} simulations{}, c_puct {}",
+        h.search.algorithm,
+        h.search.simulations,
+        if h.search.movetime_ms > 0 {
+            format!(" (or {} ms per move)", h.search.movetime_ms)
+        } else {
+            String::new()
+        },
+        h.search.c_puct
+    );
+    println!(
+        "rules: draw after {} plies without progress, at {} plies",
+        h.rules.no_progress_plies, h.rules.max_plies
+    );
+    let pr = &h.provenance;
+    println!(
+        "provenance: run '{}', iteration {}, {} games, config hash {}{}",
+        pr.run,
+        pr.iteration,
+        pr.games,
+        pr.config_hash,
+        match (&pr.rating, &pr.rating_anchor) {
+            (Some(r), Some(a)) => format!(", rating {r:.0} (anchor {a})"),
+            (Some(r), None) => format!(", rating {r:.0}"),
+            _ => String::new(),
+        }
+    );
+    Ok(())
+}

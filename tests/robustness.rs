@@ -1,0 +1,257 @@
+//! Bad input survives (issue 10): lines that are not UTF-8, empty lines and
+//! huge tokens in the engine and in terminal play; finished games said to
+//! be over the same way everywhere; budgets and options of the engine's
+//! player; crafted player-file headers; partial configs.
+
+use damone::arena::Player as _;
+use damone::game::{DrawRules, Variant};
+use damone::mcts::SearchParams;
+use damone::net::{ModelConfig, ENCODING_VERSION};
+use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+/// Run the engine with `player` on `input`; its stdout lines.
+fn engine(player: &str, input: &[u8]) -> (bool, Vec<String>, String) {
+    let mut child = bin()
+        .args(["engine", "--player", player])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn engine_answers_bad_lines_and_goes_on() {
+    let mut input = b"hello\n\xff\xfe bad\n\nisready\nposition startpos moves ".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 2_000_000));
+    input.extend_from_slice(b"\nisready\nquit\n");
+    let (ok, lines, err) = engine("alphabeta:depth=2", &input);
+    assert!(ok, "{err}");
+    assert_eq!(
+        lines[0..2],
+        ["id name damone 0.1.0".to_string(), "ready".into()][..]
+    );
+    assert!(
+        lines[2].starts_with("error") && lines[2].contains("UTF-8"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[3].starts_with("error") && lines[3].contains("empty"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[4], "ready");
+    assert!(
+        lines[5].starts_with("error") && lines[5].len() < 400,
+        "{}",
+        &lines[5][..100]
+    );
+    assert_eq!(lines[6], "ready");
+}
+
+#[test]
+fn a_finished_game_says_so_everywhere() {
+    // White has no piece that can move: Black has won.
+    let fen = "W:Wh1:Bg2,f3";
+    let (ok, lines, err) = engine(
+        "alphabeta:depth=2",
+        format!("position fen {fen}\nplay h1-g2\nposition fen {fen} moves h1-g2\ngo\nquit\n").as_bytes(),
+    );
+    assert!(ok, "{err}");
+    assert_eq!(lines[0], "ok");
+    assert!(lines[1].starts_with("error the game is over: 0-1"), "{lines:?}");
+    assert!(
+        lines[2].starts_with("error move h1-g2: the game is over: 0-1"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[3], "bestmove none");
+    let out = bin().args(["moves", "--fen", fen]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("the game is over: 0-1"), "{text}");
+    // `moves` defaults to the start position.
+    let out = bin().args(["moves"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 8);
+}
+
+#[test]
+fn alphabeta_takes_a_time_budget_in_the_engine() {
+    let t = Instant::now();
+    let (ok, lines, err) = engine("alphabeta:depth=30", b"go time 100\nquit\n");
+    assert!(ok, "{err}");
+    assert!(lines[0].starts_with("bestmove "), "{lines:?}");
+    assert!(
+        t.elapsed().as_secs_f64() < 5.0,
+        "go time 100 took {:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn mcts_spec_options_reach_the_engine() {
+    let (ok, lines, err) = engine("mcts:sims=16,rollouts=1", b"go\ngo sims 5\ngo\nquit\n");
+    assert!(ok, "{err}");
+    let sims: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("info value"))
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    // The spec's budget, a budget for one search, then the spec's again.
+    assert_eq!(sims, ["16", "5", "16"]);
+    let (ok, _, err) = engine("mcts:sims=16,bogus=3", b"quit\n");
+    assert!(!ok);
+    assert!(err.contains("unknown option 'bogus'"), "{err}");
+}
+
+#[test]
+fn terminal_play_survives_bad_bytes_and_saves_its_game() {
+    let dir = std::env::temp_dir().join(format!("damone-robust-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("g.pdn");
+    let mut child = bin()
+        .args([
+            "play",
+            "--opponent",
+            "random",
+            "--ascii",
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\xff\xfe\nf3-e4\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("error: the line is not valid UTF-8"), "{text}");
+    assert!(text.contains("you play f3-e4"), "{text}");
+    let saved = std::fs::read_to_string(&pdn).unwrap();
+    assert!(saved.contains("1. f3-e4"), "{saved}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn header() -> PlayerHeader {
+    PlayerHeader {
+        format_version: PLAYER_FORMAT_VERSION,
+        encoding_version: ENCODING_VERSION,
+        variant: Variant::Standard,
+        rules: DrawRules::default(),
+        model: ModelConfig {
+            blocks: 1,
+            channels: 8,
+            value_hidden: 8,
+        },
+        search: SearchParams::default(),
+        provenance: Provenance::default(),
+    }
+}
+
+#[test]
+fn crafted_player_headers_get_one_line_errors() {
+    let device = burn::tensor::Device::flex();
+    let net = header().model.init(&device);
+    type Change = Box<dyn Fn(&mut PlayerHeader)>;
+    let cases: Vec<(Change, &str)> = vec![
+        (Box::new(|h| h.search.gumbel_considered = 0), "gumbel_considered"),
+        (Box::new(|h| h.model.channels = 0), "model.channels"),
+        (Box::new(|h| h.model.value_hidden = 0), "model.value_hidden"),
+        (Box::new(|h| h.model.blocks = 1_000_000), "model.blocks"),
+        (Box::new(|h| h.format_version = 7), "version 7"),
+        (Box::new(|h| h.rules.max_plies = 0), "rules.max_plies"),
+        (Box::new(|h| h.encoding_version = 9), "encoding version 9"),
+    ];
+    for (change, needle) in cases {
+        let mut h = header();
+        change(&mut h);
+        let bytes = encode_player(&h, &net).unwrap();
+        let e = decode_player(&bytes, "p.dmp").unwrap_err().to_string();
+        assert!(e.contains(needle) && !e.contains('\n'), "{needle}: {e}");
+    }
+    // The good header still loads, and plays.
+    let bytes = encode_player(&header(), &net).unwrap();
+    let (h, _) = decode_player(&bytes, "p.dmp").unwrap();
+    assert_eq!(h, header());
+    let loaded = damone::player::LoadedNet { header: h, net };
+    let mut p = loaded.player("p", 1);
+    let g = damone::game::Game::from_variant(Variant::Standard, DrawRules::default());
+    assert!(p.analyse(&g).is_some());
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn small_defects_stay_fixed() {
+    use damone::game::Position;
+    // FEN: at most 12 pieces a side; the counter field comes last.
+    let twelve_white_pieces = "W:Wb1,d1,f1,h1,a2,c2,e2,g2,b3,d3,f3,h3:Ba8";
+    assert!(Position::from_fen(twelve_white_pieces, Variant::Standard).is_ok());
+    let e =
+        Position::from_fen(&twelve_white_pieces.replace(":Ba8", ",a4:Ba8"), Variant::Standard).unwrap_err();
+    assert!(e.to_string().contains("13 pieces"), "{e}");
+    let e = Position::from_fen("W:H3:Wh1:Ba8", Variant::Standard).unwrap_err();
+    assert!(e.to_string().contains("must come last"), "{e}");
+    // A bad --set value is blamed on the --set, not on the config file.
+    let (code, _, err) = run(&["train", "--set", "train.lr=-1"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--set train.lr=-1") && err.contains("train.lr must be"),
+        "{err}"
+    );
+    // clap's errors are one line too.
+    let (code, _, err) = run(&["match", "random", "random", "--bogus"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    // A match needs two different players.
+    let (code, _, err) = run(&["match", "random", "random", "--games", "2", "--quiet"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("both players are 'random'"), "{err}");
+    // A repeated option is refused.
+    let (code, _, err) = run(&["match", "alphabeta:depth=2,depth=3", "random", "--games", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("given twice"), "{err}");
+}
+
+#[test]
+fn analyse_prints_candidates_and_the_wdl() {
+    let (code, out, err) = run(&["analyse", "--player", "mcts:sims=64", "--lines", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(lines[1].trim_start().starts_with("1 "), "{out}");
+    assert!(lines[4].contains("(64 simulations)"), "{out}");
+    let (code, _, err) = run(&["analyse", "--player", "alphabeta:depth=2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not search"), "{err}");
+}
