@@ -137,12 +137,17 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    /// An error of this format.
+    /// An error of this format. Text from the file in `why` is made safe
+    /// to print on one line (control characters replaced, cut to 200
+    /// characters).
     pub fn invalid(&self, why: impl Into<String>) -> BinError {
-        BinError::Invalid {
-            what: self.what,
-            why: why.into(),
-        }
+        let why: String = why
+            .into()
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .take(200)
+            .collect();
+        BinError::Invalid { what: self.what, why }
     }
 
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], BinError> {
