@@ -87,6 +87,13 @@ fn a_finished_game_says_so_everywhere() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("the game is over: 0-1"), "{text}");
+    // damone-hunt: a side without a Damone has lost, and `moves` says so.
+    let out = bin()
+        .args(["moves", "--variant", "damone-hunt", "--fen", "W:WIh1,b1:Ba8"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("the game is over: 1-0 damone_lost"), "{text}");
     // `moves` defaults to the start position.
     let out = bin().args(["moves"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 8);
@@ -254,4 +261,41 @@ fn analyse_prints_candidates_and_the_wdl() {
     let (code, _, err) = run(&["analyse", "--player", "alphabeta:depth=2"]);
     assert_eq!(code, 2);
     assert!(err.contains("does not search"), "{err}");
+}
+
+#[test]
+fn a_file_never_shadows_a_builtin_spec_and_weights_errors_are_short() {
+    let dir = std::env::temp_dir().join(format!("damone-shadow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("random"), b"not a player").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_damone"))
+        .current_dir(&dir)
+        .args([
+            "match",
+            "random",
+            "alphabeta:depth=1",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Weights of another shape: a short, one-line error.
+    let device = burn::tensor::Device::flex();
+    let small = header().model;
+    let bytes = damone::net::weights_to_bytes(&small.init(&device)).unwrap();
+    let other = ModelConfig {
+        blocks: 2,
+        channels: 16,
+        value_hidden: 8,
+    };
+    let e = damone::net::net_from_bytes(&other, bytes, &device, "w.bpk")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.len() < 400 && !e.contains('\n'), "{} bytes: {e}", e.len());
+    let _ = std::fs::remove_dir_all(&dir);
 }
