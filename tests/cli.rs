@@ -126,3 +126,63 @@ fn bad_player_specs_exit_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{spec}: {err}");
     }
 }
+
+#[test]
+fn sprt_stops_when_it_decides_and_openings_come_from_a_file() {
+    let dir = std::env::temp_dir().join(format!("damone-sprt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let openings = dir.join("openings.txt");
+    std::fs::write(
+        &openings,
+        "# two openings\nW:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8\n\nB:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let (code, out, err) = run(&[
+        "match",
+        "alphabeta:depth=2",
+        "random",
+        "--sprt",
+        "elo0=0,elo1=50",
+        "--games",
+        "400",
+        "--openings",
+        openings.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("SPRT")).unwrap_or_default();
+    assert!(line.contains("H1 accepted") && line.contains("LLR"), "{out}");
+    let games = std::fs::read_to_string(out_dir.join("games.csv")).unwrap();
+    let n = games.lines().count() - 1;
+    assert!((2..400).contains(&n) && n.is_multiple_of(2), "{n} games");
+    // Each opening is played with both colours, in order.
+    let first: Vec<&str> = games.lines().skip(1).take(3).collect();
+    assert!(
+        first[0].contains("\"W:WIh1,Df1,Dh3") && first[1].contains("\"W:WIh1,Df1,Dh3"),
+        "{games}"
+    );
+    assert!(first[2].contains("\"B:WIh1"), "{games}");
+    for (sprt, needle) in [
+        ("elo0=5,elo1=0", "elo0 < elo1"),
+        ("elo1=5", "needs elo0"),
+        ("elo0=0,elo1=5,alpha=0.9", "alpha"),
+    ] {
+        let (code, _, err) = run(&["match", "random", "alphabeta:depth=1", "--sprt", sprt]);
+        assert_eq!(code, 2);
+        assert!(err.contains(needle), "{sprt}: {err}");
+    }
+    std::fs::write(&openings, "W:Wh1:Bg2,f3\n").unwrap();
+    let (code, _, err) = run(&[
+        "match",
+        "random",
+        "alphabeta:depth=1",
+        "--openings",
+        openings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1") && err.contains("already over"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

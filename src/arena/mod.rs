@@ -6,11 +6,15 @@
 pub mod alphabeta;
 pub mod evaluation;
 pub mod spec;
+pub mod sprt;
 pub mod tournament;
 
 pub use alphabeta::{AlphaBeta, Limits};
 pub use spec::{builtin_factory, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
-pub use tournament::{run_games, GameRecord, GameTask, MatchSettings, Standings};
+pub use sprt::{Sprt, SprtDecision};
+pub use tournament::{
+    read_openings, run_games, run_sprt, GameRecord, GameTask, MatchSettings, SprtOutcome, Standings,
+};
 
 use crate::game::{Game, Move};
 use crate::mcts::{search, Budget, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};

@@ -25,6 +25,9 @@ pub struct MatchSettings {
     pub rules: DrawRules,
     /// Event name for the PDN headers.
     pub event: String,
+    /// Opening positions (`--openings FILE`); when not empty, opening k is
+    /// position k modulo their number and no random plies are played.
+    pub openings: Vec<Position>,
 }
 
 impl MatchSettings {
@@ -36,6 +39,7 @@ impl MatchSettings {
             start: Position::start(variant),
             rules: DrawRules::default(),
             event: "damone match".into(),
+            openings: Vec::new(),
         }
     }
 }
@@ -73,6 +77,9 @@ pub fn schedule(pairs: &[(usize, usize)], s: &MatchSettings) -> Vec<GameTask> {
 /// The opening position of game `opening`: a few seeded random plies from
 /// the start (re-drawn if the game would end during them).
 pub fn opening_game(s: &MatchSettings, opening: usize) -> Game {
+    if !s.openings.is_empty() {
+        return Game::new(s.openings[opening % s.openings.len()], s.rules);
+    }
     for attempt in 0..100u64 {
         let mut rng = rng_stream(s.seed, "opening", (opening as u64) << 8 | attempt);
         let mut g = Game::new(s.start, s.rules);
@@ -153,7 +160,11 @@ pub fn run_games(
         .par_iter()
         .map(|t| {
             let start = opening_game(s, t.opening);
-            let opening: Vec<String> = start.moves().iter().map(|m| m.to_string()).collect();
+            let opening: Vec<String> = if start.moves().is_empty() && !s.openings.is_empty() {
+                vec![start.position().to_fen()]
+            } else {
+                start.moves().iter().map(|m| m.to_string()).collect()
+            };
             let mut w = factories[t.white](t.seed);
             let mut b = factories[t.black](t.seed ^ 0x5555_5555_5555_5555);
             let (game, outcome) = play_out(w.as_mut(), b.as_mut(), start);
@@ -184,6 +195,88 @@ pub fn run_games(
             }
         })
         .collect()
+}
+
+/// Opening positions from text: one FEN per line; blank lines and lines
+/// starting with `#` are skipped. The error names the line.
+pub fn read_openings(text: &str, variant: Variant, rules: DrawRules) -> Result<Vec<Position>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let pos = Position::from_fen(line, variant).map_err(|e| format!("line {}: {e}", i + 1))?;
+        if let Some(o) = Game::new(pos, rules).outcome() {
+            return Err(format!(
+                "line {}: the game is already over there ({} {})",
+                i + 1,
+                o.pdn_result(),
+                o.reason.name()
+            ));
+        }
+        out.push(pos);
+    }
+    if out.is_empty() {
+        return Err("no opening positions (one FEN per line)".into());
+    }
+    Ok(out)
+}
+
+/// How an SPRT match ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SprtOutcome {
+    /// The first player's wins, draws and losses.
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub llr: f64,
+    /// None when the game limit came first.
+    pub decision: Option<super::SprtDecision>,
+}
+
+/// Play `tasks` (a two-player schedule, player 0 first) in chunks of
+/// `chunk` games (rounded up to pairs of openings) and stop as soon as the
+/// SPRT decides; the records of the games played, in order.
+pub fn run_sprt(
+    tasks: &[GameTask],
+    names: &[String],
+    factories: &[PlayerFactory],
+    s: &MatchSettings,
+    sprt: &super::Sprt,
+    chunk: usize,
+    progress: &indicatif::ProgressBar,
+) -> (Vec<GameRecord>, SprtOutcome) {
+    let chunk = chunk.max(2).div_ceil(2) * 2;
+    let mut records = Vec::new();
+    let mut o = SprtOutcome {
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        llr: 0.0,
+        decision: None,
+    };
+    for part in tasks.chunks(chunk) {
+        for r in run_games(part, names, factories, s, progress) {
+            let first_score = if r.white_idx == 0 {
+                r.white_score
+            } else {
+                1.0 - r.white_score
+            };
+            match first_score {
+                x if x > 0.75 => o.wins += 1,
+                x if x < 0.25 => o.losses += 1,
+                _ => o.draws += 1,
+            }
+            records.push(r);
+        }
+        o.llr = sprt.llr(o.wins, o.draws, o.losses);
+        o.decision = sprt.decide(o.wins, o.draws, o.losses);
+        if o.decision.is_some() {
+            break;
+        }
+    }
+    (records, o)
 }
 
 /// One player's line in the standings.

@@ -5,7 +5,9 @@ use super::{parse_position, parse_variant, progress_bar};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::arena::tournament::{schedule, GameRecord};
-use damone::arena::{run_games, MatchSettings, PlayerFactory, Standings};
+use damone::arena::{
+    read_openings, run_games, run_sprt, MatchSettings, PlayerFactory, Sprt, SprtDecision, Standings,
+};
 use damone::game::DrawRules;
 use damone::run::{read_rows, Metrics, RunDir};
 use damone::util::atomic_write;
@@ -24,6 +26,10 @@ pub struct ArenaOpts {
     /// Random plies from the start position to diversify openings.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
+    /// Opening positions, one FEN per line (`#` comments); each is played
+    /// with both colours, in order, cycling (replaces --opening-plies).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
     /// Rules variant: standard, damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
@@ -53,6 +59,12 @@ pub struct MatchArgs {
     pub a: String,
     /// Second player spec (e.g. random).
     pub b: String,
+    /// Sequential probability ratio test of the first player against the
+    /// second, e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05: games are played
+    /// in rounds and the match stops as soon as the test decides (--games is
+    /// then the maximum).
+    #[arg(long)]
+    pub sprt: Option<String>,
     #[command(flatten)]
     pub opts: ArenaOpts,
 }
@@ -124,6 +136,12 @@ fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
         max_plies: o.max_plies,
     };
     s.event = event.to_string();
+    if let Some(path) = &o.openings {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --openings {}", path.display()))?;
+        s.openings = read_openings(&text, v, s.rules)
+            .map_err(|e| anyhow::anyhow!("--openings {}: {e}", path.display()))?;
+    }
     Ok(s)
 }
 
@@ -145,8 +163,15 @@ pub fn write_outputs(dir: &Path, records: &[GameRecord], standings: &Standings) 
     Ok(())
 }
 
-/// Play all pairings among `names`, print standings, write outputs.
-pub fn run(names: Vec<String>, pairs: Vec<(usize, usize)>, o: &ArenaOpts, event: &str) -> Result<Standings> {
+/// Play all pairings among `names` (or, with `sprt`, the one pairing until
+/// the test decides), print standings, write outputs.
+pub fn run(
+    names: Vec<String>,
+    pairs: Vec<(usize, usize)>,
+    o: &ArenaOpts,
+    event: &str,
+    sprt: Option<&Sprt>,
+) -> Result<Standings> {
     let s = settings(o, event)?;
     let factories = names.iter().map(|n| factory(n)).collect::<Result<Vec<_>>>()?;
     let anchor = match &o.anchor {
@@ -159,10 +184,40 @@ pub fn run(names: Vec<String>, pairs: Vec<(usize, usize)>, o: &ArenaOpts, event:
     let tasks = schedule(&pairs, &s);
     let pb = progress_bar(tasks.len() as u64, "games", o.quiet);
     let t = Instant::now();
-    let records = run_games(&tasks, &names, &factories, &s, &pb);
+    let (records, verdict) = match sprt {
+        None => (run_games(&tasks, &names, &factories, &s, &pb), None),
+        Some(t) => {
+            let chunk = 2 * rayon::current_num_threads();
+            let (r, v) = run_sprt(&tasks, &names, &factories, &s, t, chunk, &pb);
+            (r, Some(v))
+        }
+    };
     pb.finish_and_clear();
     let standings = Standings::compute(&names, &records, anchor);
     print!("{}", standings.table());
+    if let (Some(t), Some(v)) = (sprt, &verdict) {
+        let (lo, hi) = t.bounds();
+        println!(
+            "SPRT elo0={} elo1={} alpha={} beta={}: {} games ({}-{}-{} for {}), LLR {:.3} (bounds {:.3}, {:.3}): {}",
+            t.elo0,
+            t.elo1,
+            t.alpha,
+            t.beta,
+            records.len(),
+            v.wins,
+            v.draws,
+            v.losses,
+            names[0],
+            v.llr,
+            lo,
+            hi,
+            match v.decision {
+                Some(SprtDecision::H1) => "H1 accepted",
+                Some(SprtDecision::H0) => "H0 accepted",
+                None => "no decision within --games",
+            }
+        );
+    }
     write_outputs(&o.out, &records, &standings)?;
     eprintln!(
         "{} games in {:.1} s; wrote {}/games.csv, games.pdn, standings.csv",
@@ -181,7 +236,12 @@ pub fn run_match(a: MatchArgs) -> Result<()> {
         );
     }
     let names = vec![a.a.clone(), a.b.clone()];
-    run(names, vec![(0, 1)], &a.opts, "damone match")?;
+    let sprt = a
+        .sprt
+        .as_deref()
+        .map(|t| t.parse::<Sprt>().map_err(|e| anyhow::anyhow!("--sprt: {e}")))
+        .transpose()?;
+    run(names, vec![(0, 1)], &a.opts, "damone match", sprt.as_ref())?;
     Ok(())
 }
 
@@ -206,7 +266,7 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
             .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
             .collect()
     };
-    run(names, pairs, &a.opts, "damone tournament")?;
+    run(names, pairs, &a.opts, "damone tournament", None)?;
     Ok(())
 }
 
@@ -239,7 +299,13 @@ fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
             pairs.push((c, b));
         }
     }
-    let standings = run(names.clone(), pairs, &a.opts, "damone checkpoint tournament")?;
+    let standings = run(
+        names.clone(),
+        pairs,
+        &a.opts,
+        "damone checkpoint tournament",
+        None,
+    )?;
     // Rating against training time.
     let wall: std::collections::BTreeMap<u32, f64> = read_rows::<Metrics>(&RunDir::new(&dir).metrics_path())?
         .into_iter()
