@@ -17,6 +17,7 @@
 //! | [`arena`] | the `Player` trait, baseline bots, specs, matches, tournaments, evaluation games |
 //! | [`run`] | a training run: config, loop, observer events, checkpoints, CSV logs |
 //! | [`player`] | player files, loading any network player, the player factory |
+//! | [`serve`] | the web page: play and analyse, watch a run |
 //!
 //! The way data takes through a run is drawn in `ARCHITECTURE.md`.
 
@@ -39,3 +40,5 @@ pub mod arena;
 pub mod run;
 
 pub mod player;
+
+pub mod serve;

@@ -9,6 +9,7 @@ mod info;
 mod perft;
 mod play;
 mod plot;
+mod serve;
 mod train;
 
 use anyhow::{Context, Result};
@@ -49,6 +50,8 @@ pub enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Show what a player file, checkpoint or run folder holds.
     Info(info::InfoArgs),
+    /// The web page: play and analyse in the browser, watch a run live.
+    Serve(serve::ServeArgs),
 }
 
 /// Run a parsed command line.
@@ -66,6 +69,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Engine(a) => engine::run_engine(a),
         Command::Analyse(a) => analyse::run_analyse(a),
         Command::Info(a) => info::run_info(a),
+        Command::Serve(a) => serve::run_serve(a),
     }
 }
 

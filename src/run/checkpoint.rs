@@ -1,10 +1,11 @@
 //! The checkpoint folder format, with one reader for every user (resume,
 //! export, `tournament --run`, `net:PATH` players).
 //!
-//! ## Layout (version 2)
+//! ## Layout (version 3; version 2 had no checksums)
 //!
 //! A run folder `<checkpoint_dir>/<run>/` holds `metrics.csv`,
-//! `evals.csv`, `eval_games.csv` and one folder per kept checkpoint,
+//! `evals.csv`, `eval_games.csv`, `resume.log`, `live.json` (the self-play
+//! game in progress, for `damone serve`) and one folder per kept checkpoint,
 //! `iter_NNNN/`, holding:
 //!
 //! | file | content |
@@ -30,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Version of the checkpoint folder layout.
-pub const CHECKPOINT_VERSION: u32 = 2;
+pub const CHECKPOINT_VERSION: u32 = 3;
 
 /// Why a checkpoint could not be read or written.
 #[derive(Debug, thiserror::Error)]

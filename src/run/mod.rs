@@ -433,15 +433,34 @@ impl Run {
         let sp_seed = rng_stream(cfg.seed, "selfplay", k as u64).random();
         let t_sp = Instant::now();
         let cpu_sp = process_cpu_seconds();
-        let (samples, stats) =
-            self.selfplay
-                .run_iteration(&cfg.search, &cfg.selfplay, &mut evaluator, sp_seed, &mut |s| {
-                    observer(&Event::Progress {
-                        iteration: k,
-                        phase: Phase::SelfPlay,
-                        done: s.games as u64,
-                    })
-                });
+        let live_path = self.dir.root.join("live.json");
+        let mut live_at: Option<Instant> = None;
+        let (samples, stats) = self.selfplay.run_iteration(
+            &cfg.search,
+            &cfg.selfplay,
+            &mut evaluator,
+            sp_seed,
+            &mut |s| {
+                observer(&Event::Progress {
+                    iteration: k,
+                    phase: Phase::SelfPlay,
+                    done: s.games as u64,
+                })
+            },
+            &mut |g| {
+                // The first game slot, for a live view (at most twice a second).
+                if live_at.is_none_or(|t| t.elapsed().as_millis() >= 500) {
+                    live_at = Some(Instant::now());
+                    let live = serde_json::json!({
+                        "iteration": k,
+                        "ply": g.ply(),
+                        "variant": g.position().variant().name(),
+                        "fen": g.position().to_fen(),
+                    });
+                    let _ = atomic_write(&live_path, live.to_string().as_bytes());
+                }
+            },
+        );
         let selfplay_s = t_sp.elapsed().as_secs_f64();
         let cpu_tr = process_cpu_seconds();
         let selfplay_busy = cpu_busy_share(cpu_sp, cpu_tr, selfplay_s, cfg.threads);

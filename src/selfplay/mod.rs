@@ -424,7 +424,8 @@ impl SelfPlay {
     /// Play until `cfg.games_per_iteration` games have finished; return the
     /// samples of their full searches and the iteration's counters. Every
     /// random draw comes from streams of `seed`. `on_game` is called after
-    /// each finished game.
+    /// each finished game, `on_live` after each move of the first game slot
+    /// (for a live view).
     pub fn run_iteration(
         &mut self,
         search: &SearchParams,
@@ -432,6 +433,7 @@ impl SelfPlay {
         evaluator: &mut dyn Evaluator,
         seed: u64,
         on_game: &mut dyn FnMut(&SelfPlayStats),
+        on_live: &mut dyn FnMut(&Game),
     ) -> (Vec<Sample>, SelfPlayStats) {
         self.env.reseed(rng_stream(seed, "selfplay-openings", 0).random());
         for (i, s) in self.slots.iter_mut().enumerate() {
@@ -445,7 +447,7 @@ impl SelfPlay {
         while stats.games < target {
             self.start_searches(search, cfg);
             self.evaluate_round(evaluator, &mut stats);
-            self.play_finished(cfg, &mut stats, &mut out, on_game);
+            self.play_finished(cfg, &mut stats, &mut out, on_game, on_live);
         }
         // The searches under way are dropped: their values came from the
         // network being replaced.
@@ -527,6 +529,7 @@ impl SelfPlay {
         stats: &mut SelfPlayStats,
         out: &mut Vec<Sample>,
         on_game: &mut dyn FnMut(&SelfPlayStats),
+        on_live: &mut dyn FnMut(&Game),
     ) {
         for i in 0..self.slots.len() {
             let s = &mut self.slots[i];
@@ -582,6 +585,9 @@ impl SelfPlay {
             if let Some((o, _game)) = ended {
                 self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
                 on_game(stats);
+            }
+            if i == 0 {
+                on_live(&self.env.games()[0]);
             }
         }
     }

@@ -1,0 +1,62 @@
+//! `damone serve`: the web page (play, analyse, watch a run).
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damone::serve::{serve, ServeConfig};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// A run folder (checkpoints/<run>) to watch and to take opponents from.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// A folder of exported player files (*.dmp) to offer as opponents.
+    #[arg(long)]
+    pub players: Option<PathBuf>,
+    /// Address to listen on (loopback by default: only this machine).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// The most simulations one analysis may run.
+    #[arg(long, default_value_t = 4000)]
+    pub max_sims: u32,
+}
+
+pub fn run_serve(a: ServeArgs) -> Result<()> {
+    if let Some(r) = &a.run {
+        if !r.is_dir() {
+            bail!(
+                "--run {} is not a folder (expected checkpoints/<run>)",
+                r.display()
+            );
+        }
+    }
+    if let Some(p) = &a.players {
+        if !p.is_dir() {
+            bail!("--players {} is not a folder", p.display());
+        }
+    }
+    if a.max_sims == 0 {
+        bail!("--max-sims must be at least 1");
+    }
+    let cfg = ServeConfig {
+        run: a.run,
+        players_dir: a.players,
+        max_sims: a.max_sims,
+        ..Default::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(serve(cfg, a.bind, |addr| {
+        let scope = if addr.ip().is_loopback() {
+            "loopback only: this machine; --bind 0.0.0.0:8080 to share it"
+        } else {
+            "reachable from other machines"
+        };
+        eprintln!("damone serve: open http://{addr}/ ({scope}); Ctrl-C stops it");
+    }))
+    .with_context(|| format!("cannot serve on {}", a.bind))?;
+    Ok(())
+}

@@ -1,0 +1,440 @@
+//! The web page's server: handler tests without a port, server-sent events
+//! that resume, a WebSocket game against a tiny network with every kind of
+//! bad input, and (when Debian's chromium and chromium-driver are
+//! installed) a real headless browser that plays, analyses and watches a
+//! run.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use damone::run::{read_rows, write_rows, Event, Metrics, Run, RunConfig, Start};
+use damone::serve::{player_list, router, serve, ServeConfig};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::Message;
+use tower::ServiceExt;
+
+/// A tiny trained run (two iterations, no evaluation) shared by the tests.
+fn tiny_run() -> &'static PathBuf {
+    static RUN: OnceLock<PathBuf> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("damone-serve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cfg = RunConfig::load(
+            Some(Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/configs/tiny.toml"
+            ))),
+            &["iterations=2".into(), "eval.interval=0".into()],
+        )
+        .unwrap();
+        cfg.checkpoint_dir = dir.display().to_string();
+        let run = Run::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
+        run.dir().to_path_buf()
+    })
+}
+
+fn config() -> ServeConfig {
+    ServeConfig {
+        run: Some(tiny_run().clone()),
+        max_sims: 64,
+        poll: Duration::from_millis(100),
+        ..Default::default()
+    }
+}
+
+async fn get(uri: &str) -> (StatusCode, String) {
+    let resp = router(config())
+        .oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let code = resp.status();
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 24).await.unwrap();
+    (code, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn handlers_serve_the_page_players_and_run() {
+    let (code, html) = get("/").await;
+    assert_eq!(code, StatusCode::OK);
+    assert!(html.contains("<svg id=\"board\""), "{html}");
+    let (code, js) = get("/app.js").await;
+    assert_eq!(code, StatusCode::OK);
+    assert!(js.contains("new WebSocket"));
+    let (_, players) = get("/api/players").await;
+    let players: Vec<Value> = serde_json::from_str(&players).unwrap();
+    assert_eq!(players[0]["label"], "checkpoint iter_0002");
+    assert!(players.iter().any(|p| p["spec"] == "alphabeta:depth=4"));
+    let (_, run) = get("/api/run").await;
+    let run: Value = serde_json::from_str(&run).unwrap();
+    assert_eq!(run["metrics"].as_array().unwrap().len(), 2);
+    assert!(run["live"]["fen"].is_string(), "{run}");
+    let (code, body) = get("/no/such/page").await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+    assert!(body.contains("no such page"));
+    // Without a run folder, the run API says so.
+    let resp = router(ServeConfig::default())
+        .oneshot(
+            Request::builder()
+                .uri("/api/run/events")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    assert_eq!(player_list(&ServeConfig::default()).len(), 5);
+}
+
+async fn start_server(cfg: ServeConfig) -> std::net::SocketAddr {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        serve(cfg, "127.0.0.1:0".parse().unwrap(), |a| {
+            let _ = tx.send(a);
+        })
+        .await
+        .unwrap();
+    });
+    rx.await.unwrap()
+}
+
+/// Read server-sent events from a raw connection until `until` is in the text.
+async fn sse(addr: std::net::SocketAddr, last_id: Option<u32>, until: &str) -> String {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let extra = last_id.map_or(String::new(), |k| format!("Last-Event-ID: {k}\r\n"));
+    s.write_all(format!("GET /api/run/events HTTP/1.1\r\nHost: x\r\n{extra}\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut text = String::new();
+    let mut buf = [0u8; 4096];
+    let t = Instant::now();
+    while !text.contains(until) {
+        assert!(t.elapsed() < Duration::from_secs(20), "no '{until}' in {text}");
+        let n = tokio::time::timeout(Duration::from_secs(20), s.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    text
+}
+
+#[tokio::test]
+async fn run_events_stream_new_rows_and_resume() {
+    let dir = std::env::temp_dir().join(format!("damone-serve-sse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rows: Vec<Metrics> = read_rows(&tiny_run().join("metrics.csv")).unwrap();
+    write_rows(&dir.join("metrics.csv"), &rows).unwrap();
+    let addr = start_server(ServeConfig {
+        run: Some(dir.clone()),
+        poll: Duration::from_millis(100),
+        ..Default::default()
+    })
+    .await;
+    let all = sse(addr, None, "id: 2").await;
+    assert!(all.contains("id: 1") && all.contains("\"loss_policy\""), "{all}");
+    // A reconnect with Last-Event-ID 1 gets iteration 2 only, then a new row.
+    let reader = tokio::spawn(sse(addr, Some(1), "id: 3"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut more = rows.clone();
+    more.push(Metrics {
+        iteration: 3,
+        ..rows[1].clone()
+    });
+    write_rows(&dir.join("metrics.csv"), &more).unwrap();
+    let resumed = reader.await.unwrap();
+    assert!(
+        !resumed.contains("id: 1\n") && resumed.contains("id: 2") && resumed.contains("id: 3"),
+        "{resumed}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// The next message of `kind`.
+async fn next(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn websocket_game_against_a_tiny_network() {
+    let addr = start_server(config()).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        .await
+        .unwrap();
+    // Bad input first: each gets an error and the connection stays.
+    send(&mut ws, json!({"type": "move", "move": "f3-e4"})).await;
+    assert!(next(&mut ws, "error").await["message"]
+        .as_str()
+        .unwrap()
+        .contains("no game"));
+    ws.send(Message::Text("{not json".into())).await.unwrap();
+    assert!(next(&mut ws, "error").await["message"]
+        .as_str()
+        .unwrap()
+        .contains("malformed"));
+    ws.send(Message::Text("x".repeat(20_000).into())).await.unwrap();
+    assert!(next(&mut ws, "error").await["message"]
+        .as_str()
+        .unwrap()
+        .contains("too long"));
+    for bad in ["net:/etc/passwd", "net:../../x.dmp", "nobody"] {
+        send(&mut ws, json!({"type": "new", "opponent": bad, "color": "white"})).await;
+        let e = next(&mut ws, "error").await;
+        assert!(e["message"].as_str().unwrap().contains("unknown player"), "{e}");
+    }
+    // A game against the newest checkpoint.
+    let net = player_list(&config())[0].spec.clone();
+    send(&mut ws, json!({"type": "new", "opponent": net, "color": "white"})).await;
+    let st = next(&mut ws, "state").await;
+    assert_eq!(st["board"].as_array().unwrap().len(), 16);
+    let first = st["moves"][0]["text"].as_str().unwrap().to_string();
+    send(&mut ws, json!({"type": "move", "move": "a1-b2"})).await;
+    assert!(next(&mut ws, "error").await["message"]
+        .as_str()
+        .unwrap()
+        .contains("a1"));
+    send(&mut ws, json!({"type": "move", "move": first})).await;
+    // The engine answers: a state with two moves in the history.
+    let mut st = next(&mut ws, "state").await;
+    while st["history"].as_array().unwrap().len() < 2 {
+        st = next(&mut ws, "state").await;
+    }
+    assert_eq!(st["side"], "white");
+    assert_eq!(st["values"].as_array().unwrap().len(), 1, "{st}");
+    assert!(st["pdn"].as_str().unwrap().contains(&format!("1. {first} ")));
+    // Analysis streams, capped at the server's budget.
+    send(&mut ws, json!({"type": "analyse", "sims": 100000})).await;
+    let mut a = next(&mut ws, "analysis").await;
+    while a["done"] != true {
+        a = next(&mut ws, "analysis").await;
+    }
+    assert_eq!(a["sims"], 64);
+    assert!(!a["lines"].as_array().unwrap().is_empty());
+    // Undo takes back the reply and the move.
+    send(&mut ws, json!({"type": "undo"})).await;
+    let st = next(&mut ws, "state").await;
+    assert_eq!(st["history"].as_array().unwrap().len(), 0);
+    ws.close(None).await.unwrap();
+}
+
+/// The browser test: skipped (with a notice) where Debian's chromium and
+/// chromium-driver are not installed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_browser_plays_analyses_and_watches() {
+    let (chrome, driver) = (Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver"));
+    if !chrome.exists() || !driver.exists() {
+        eprintln!("NOTICE: browser test skipped: install chromium and chromium-driver (apt) to run it");
+        return;
+    }
+    // The run the page watches: a copy of the tiny run, so rows can be added.
+    let dir = std::env::temp_dir().join(format!("damone-serve-browser-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // DAMONE_SCREENSHOT_RUN=DIR shows another run (for the README's screenshot).
+    let source = std::env::var("DAMONE_SCREENSHOT_RUN").map_or_else(|_| tiny_run().clone(), PathBuf::from);
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            let to = dir.join(p.file_name().unwrap());
+            std::fs::create_dir_all(&to).unwrap();
+            for f in std::fs::read_dir(&p).unwrap() {
+                let f = f.unwrap().path();
+                std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+            }
+        } else {
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let addr = start_server(ServeConfig {
+        run: Some(dir.clone()),
+        max_sims: 64,
+        poll: Duration::from_millis(200),
+        ..Default::default()
+    })
+    .await;
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut chromedriver = std::process::Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({"binary": chrome, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]}),
+    );
+    let mut client = None;
+    for _ in 0..50 {
+        match fantoccini::ClientBuilder::rustls()
+            .unwrap()
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+    let c = client.expect("chromedriver answers");
+    let result = browse(&c, addr, &dir).await;
+    let _ = c.close().await;
+    let _ = chromedriver.kill();
+    let _ = chromedriver.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    result.unwrap();
+}
+
+async fn count(c: &fantoccini::Client, css: &str) -> usize {
+    c.find_all(fantoccini::Locator::Css(css))
+        .await
+        .map_or(0, |v| v.len())
+}
+
+async fn wait_until(
+    c: &fantoccini::Client,
+    what: &str,
+    f: impl AsyncFn(&fantoccini::Client) -> bool,
+) -> Result<(), String> {
+    let t = Instant::now();
+    while !f(c).await {
+        if t.elapsed() > Duration::from_secs(60) {
+            return Err(format!("timed out waiting for {what}"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
+async fn browse(c: &fantoccini::Client, addr: std::net::SocketAddr, run: &Path) -> Result<(), String> {
+    use fantoccini::Locator::Css;
+    let e = |e: fantoccini::error::CmdError| e.to_string();
+    c.goto(&format!("http://{addr}/")).await.map_err(e)?;
+    wait_until(c, "16 pieces", async |c| count(c, "#board .piece").await == 16).await?;
+    wait_until(c, "status", async |c| match c.find(Css("#status")).await {
+        Ok(s) => s.text().await.unwrap_or_default().starts_with("Your move"),
+        Err(_) => false,
+    })
+    .await?;
+    // An illegal click is refused.
+    c.find(Css("#board rect[data-sq=\"a1\"]"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    let msg = c
+        .find(Css("#message"))
+        .await
+        .map_err(e)?
+        .text()
+        .await
+        .map_err(e)?;
+    if !msg.starts_with("Illegal") {
+        return Err(format!("illegal click not refused: '{msg}'"));
+    }
+    // Play f3-e4 by clicking the piece, then its landing square.
+    c.find(Css("#board .piece[data-sq=\"f3\"]"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    c.find(Css("#board rect[data-sq=\"e4\"]"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_until(c, "the engine's reply", async |c| {
+        count(c, "#history li").await >= 2
+    })
+    .await?;
+    let first = c
+        .find(Css("#history li"))
+        .await
+        .map_err(e)?
+        .text()
+        .await
+        .map_err(e)?;
+    if first != "f3-e4" {
+        return Err(format!("first move shown as '{first}'"));
+    }
+    // Analysis arrows.
+    c.find(Css("#analyse"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_until(c, "analysis arrows", async |c| {
+        count(c, "#board line.arrow").await > 0
+    })
+    .await?;
+    wait_until(c, "analysis lines", async |c| {
+        count(c, "#lines tbody tr").await > 0
+    })
+    .await?;
+    if std::env::var("DAMONE_SCREENSHOTS").is_ok() {
+        let png = c.screenshot().await.map_err(e)?;
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/serve-play.png"), png)
+            .map_err(|e| e.to_string())?;
+    }
+    // The dashboard, and a new metrics row appearing on it.
+    c.find(Css("#tab-run"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_until(c, "loss points", async |c| {
+        count(c, "#chart-loss circle.point").await >= 4
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = count(c, "#chart-loss circle.point").await;
+    let mut rows: Vec<Metrics> = read_rows(&run.join("metrics.csv")).map_err(|e| e.to_string())?;
+    let mut extra = rows[rows.len() - 1].clone();
+    extra.iteration += 1;
+    extra.loss_policy *= 0.9;
+    rows.push(extra);
+    write_rows(&run.join("metrics.csv"), &rows).map_err(|e| e.to_string())?;
+    wait_until(c, "the new row on the chart", async |c| {
+        count(c, "#chart-loss circle.point").await == before + 2
+    })
+    .await?;
+    if std::env::var("DAMONE_SCREENSHOTS").is_ok() {
+        let png = c.screenshot().await.map_err(e)?;
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/serve-run.png"), png)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
