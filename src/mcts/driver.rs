@@ -1,7 +1,7 @@
 //! Running searches: one tree to its budget ([`search`]), or many trees
 //! against one evaluator with their leaves batched ([`search_batched`]).
 
-use super::evaluator::{EvalRequest, Evaluator};
+use super::evaluator::{EvalRequest, Evaluation, Evaluator};
 use super::params::{Budget, SearchAlgorithm};
 use super::result::SearchResult;
 use super::select::{Leaf, Selection};
@@ -40,6 +40,38 @@ pub fn search(tree: &mut Tree, evaluator: &mut dyn Evaluator) -> Option<SearchRe
     }
 }
 
+/// Select up to `leaves_per_tree` leaves of `tree` for evaluation (fewer
+/// when its search has what it needs, or a descent meets a leaf already
+/// waiting), each tagged with `tag` (the tree's index in the caller).
+pub fn take_leaves(tree: &mut Tree, tag: usize, out: &mut Vec<(usize, Leaf)>) {
+    let mut taken = 0;
+    while tree.wants_more() && taken < tree.params.leaves_per_tree {
+        match tree.select() {
+            Selection::NeedsEval(l) => {
+                out.push((tag, l));
+                taken += 1;
+            }
+            Selection::Done => {}
+            Selection::Busy => break,
+        }
+    }
+}
+
+/// Evaluate tagged leaves in one `Evaluator` call; one evaluation per leaf,
+/// in order.
+pub fn evaluate_leaves(evaluator: &mut dyn Evaluator, leaves: &[(usize, Leaf)]) -> Vec<Evaluation> {
+    let reqs: Vec<EvalRequest<'_>> = leaves
+        .iter()
+        .map(|(_, l)| EvalRequest {
+            game: &l.game,
+            moves: &l.moves,
+        })
+        .collect();
+    let evals = evaluator.evaluate(&reqs);
+    assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
+    evals
+}
+
 /// Drive many started trees together: each round gathers up to
 /// `leaves_per_tree` leaves from every tree, evaluates them all in one
 /// `Evaluator` call and backs them up, until every tree is finished.
@@ -47,37 +79,15 @@ pub fn search(tree: &mut Tree, evaluator: &mut dyn Evaluator) -> Option<SearchRe
 pub fn search_batched(trees: &mut [&mut Tree], evaluator: &mut dyn Evaluator) {
     loop {
         let mut leaves: Vec<(usize, Leaf)> = Vec::new();
-        let mut all_done = true;
         for (i, t) in trees.iter_mut().enumerate() {
-            let mut taken = 0;
-            while t.wants_more() && taken < t.params.leaves_per_tree {
-                match t.select() {
-                    Selection::NeedsEval(l) => {
-                        leaves.push((i, l));
-                        taken += 1;
-                    }
-                    Selection::Done => {}
-                    Selection::Busy => break,
-                }
-            }
-            if t.wants_more() {
-                all_done = false;
-            }
+            take_leaves(t, i, &mut leaves);
         }
         if !leaves.is_empty() {
-            let reqs: Vec<EvalRequest<'_>> = leaves
-                .iter()
-                .map(|(_, l)| EvalRequest {
-                    game: &l.game,
-                    moves: &l.moves,
-                })
-                .collect();
-            let evals = evaluator.evaluate(&reqs);
-            assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
+            let evals = evaluate_leaves(evaluator, &leaves);
             for ((i, l), e) in leaves.into_iter().zip(evals) {
                 trees[i].apply(l, e);
             }
-        } else if all_done {
+        } else if trees.iter().all(|t| !t.wants_more()) {
             break;
         }
     }

@@ -18,7 +18,7 @@ mod select;
 mod tree;
 mod wdl;
 
-pub use driver::{search, search_batched};
+pub use driver::{evaluate_leaves, search, search_batched, take_leaves};
 pub use evaluator::{EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use params::{Budget, SearchAlgorithm, SearchParams};
 pub use result::SearchResult;

@@ -21,7 +21,7 @@
 
 use crate::data::{read_sample, write_sample, Sample};
 use crate::game::{Color, DrawRules, EndReason, Game, Move, MoveList, Outcome, Position, Variant};
-use crate::mcts::{EvalRequest, Evaluator, Leaf, SearchParams, Selection, Tree, Wdl};
+use crate::mcts::{evaluate_leaves, take_leaves, Evaluator, Leaf, SearchParams, Tree, Wdl};
 use crate::net::policy_indices;
 use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::{rng_stream, Rng};
@@ -481,33 +481,16 @@ impl SelfPlay {
     fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator, stats: &mut SelfPlayStats) {
         let mut leaves: Vec<(usize, Leaf)> = Vec::new();
         for (i, s) in self.slots.iter_mut().enumerate() {
-            let Some(t) = s.tree.as_mut() else { continue };
-            let mut taken = 0;
-            while t.wants_more() && taken < t.params().leaves_per_tree {
-                match t.select() {
-                    Selection::NeedsEval(l) => {
-                        leaves.push((i, l));
-                        taken += 1;
-                    }
-                    Selection::Done => {}
-                    Selection::Busy => break,
-                }
+            if let Some(t) = s.tree.as_mut() {
+                take_leaves(t, i, &mut leaves);
             }
         }
         if leaves.is_empty() {
             return;
         }
-        let reqs: Vec<EvalRequest<'_>> = leaves
-            .iter()
-            .map(|(_, l)| EvalRequest {
-                game: &l.game,
-                moves: &l.moves,
-            })
-            .collect();
         let t = Instant::now();
-        let evals = evaluator.evaluate(&reqs);
+        let evals = evaluate_leaves(evaluator, &leaves);
         stats.eval_seconds += t.elapsed().as_secs_f64();
-        assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
         let n = leaves.len() as u32;
         stats.min_batch = if stats.batches == 0 {
             n
