@@ -36,7 +36,7 @@ pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
     let variant = parse_variant(&a.variant)?;
     let game = Game::new(parse_position(a.fen.as_deref(), variant)?, DrawRules::default());
     if let Some(o) = game.outcome() {
-        println!("the game is over: {} {}", o.pdn_result(), o.reason.name());
+        println!("{}", o.over_message());
         return Ok(());
     }
     let mut p = factory(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?(1);

@@ -50,11 +50,6 @@ fn parse_budget(words: &[&str]) -> Result<(Option<Budget>, usize), String> {
     Ok((budget, lines))
 }
 
-/// How every command says that the game is over.
-fn over(o: &damone::game::Outcome) -> String {
-    format!("the game is over: {} {}", o.pdn_result(), o.reason.name())
-}
-
 fn set_position(words: &[&str], variant: Variant, rules: DrawRules) -> Result<Game, String> {
     let (start, rest) = match words.first() {
         Some(&"startpos") => (Position::start(variant), &words[1..]),
@@ -73,7 +68,7 @@ fn set_position(words: &[&str], variant: Variant, rules: DrawRules) -> Result<Ga
         Some(&"moves") => {
             for m in &rest[1..] {
                 if let Some(o) = game.outcome() {
-                    return Err(format!("move {}: {}", clip(m, 40), over(&o)));
+                    return Err(format!("move {}: {}", clip(m, 40), o.over_message()));
                 }
                 let mv = parse_move(game.position(), m).map_err(|e| e.to_string())?;
                 game.play_unchecked(&mv);
@@ -108,7 +103,7 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
             Err(e) => vec![format!("error {e}")],
         },
         "play" => match (game.outcome(), args.first()) {
-            (Some(o), _) => vec![format!("error {}", over(&o))],
+            (Some(o), _) => vec![format!("error {}", o.over_message())],
             (None, None) => vec!["error 'play' needs a move".into()],
             (None, Some(m)) => match parse_move(game.position(), m) {
                 Ok(m) => {

@@ -104,7 +104,7 @@ pub fn moves(a: MovesArgs) -> Result<()> {
     let pos = parse_position(a.fen.as_deref(), v)?;
     let game = damone::game::Game::new(pos, damone::game::DrawRules::default());
     if let Some(o) = game.outcome() {
-        println!("the game is over: {} {}", o.pdn_result(), o.reason.name());
+        println!("{}", o.over_message());
         return Ok(());
     }
     for m in pos.legal_moves() {

@@ -77,6 +77,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// How every command says that a game is over:
+    /// `the game is over: <result> <reason>`.
+    pub fn over_message(&self) -> String {
+        format!("the game is over: {} {}", self.pdn_result(), self.reason.name())
+    }
+
     /// PDN result string: `1-0`, `0-1` or `1/2-1/2`.
     pub fn pdn_result(&self) -> &'static str {
         match self.winner {

@@ -275,11 +275,7 @@ async fn handle(
                 return vec![err_msg("no game: send {\"type\":\"new\",...} first")];
             };
             if let Some(o) = sess.game.outcome() {
-                return vec![err_msg(format!(
-                    "the game is over: {} {}",
-                    o.pdn_result(),
-                    o.reason.name()
-                ))];
+                return vec![err_msg(o.over_message())];
             }
             if sess.busy || sess.game.position().side_to_move() != sess.human {
                 return vec![err_msg("not your turn")];
@@ -328,11 +324,7 @@ async fn handle(
                 return vec![err_msg("no game to analyse")];
             };
             if let Some(o) = sess.game.outcome() {
-                return vec![err_msg(format!(
-                    "the game is over: {} {}",
-                    o.pdn_result(),
-                    o.reason.name()
-                ))];
+                return vec![err_msg(o.over_message())];
             }
             let Some(mut analyst) = sess.analyst.take() else {
                 return vec![err_msg("an analysis is already running")];
