@@ -186,3 +186,29 @@ fn sprt_stops_when_it_decides_and_openings_come_from_a_file() {
     assert!(err.contains("line 1") && err.contains("already over"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn device_choices_are_checked() {
+    let (code, _, err) = run(&["match", "random", "random", "--device", "tpu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown device 'tpu'"), "{err}");
+    // A build without the `gpu` feature says how to get one, and leaves the
+    // run folder untouched.
+    if !cfg!(feature = "gpu") {
+        let dir = std::env::temp_dir().join(format!("damone-cli-gpu-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let at = format!("checkpoint_dir={}", dir.display());
+        let (code, out, err) = run(&["train", "--device", "gpu", "--set", &at, "--quiet"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("--features gpu"),
+            "{err}"
+        );
+        assert!(!dir.exists());
+        let (code, _, err) = run(&["analyse", "--player", "net:nowhere.dmp", "--device", "gpu"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--features gpu"), "{err}");
+    }
+}

@@ -203,7 +203,7 @@ fn crafted_player_headers_get_one_line_errors() {
     let bytes = encode_player(&header(), &net).unwrap();
     let (h, _) = decode_player(&bytes, "p.dmp").unwrap();
     assert_eq!(h, header());
-    let loaded = damone::player::LoadedNet { header: h, net };
+    let loaded = damone::player::LoadedNet::new(h, net);
     let mut p = loaded.player("p", 1);
     let g = damone::game::Game::from_variant(Variant::Standard, DrawRules::default());
     assert!(p.analyse(&g).is_some());

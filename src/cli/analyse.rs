@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::game::{DrawRules, Game};
 use damone::mcts::Budget;
-use damone::player::factory;
+use damone::player::factory_on;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -30,6 +30,8 @@ pub struct AnalyseArgs {
     /// Candidate moves to print.
     #[arg(long, default_value_t = 8)]
     pub lines: usize,
+    #[command(flatten)]
+    pub device: super::DeviceOpt,
 }
 
 pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
@@ -39,7 +41,9 @@ pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
         println!("{}", o.over_message());
         return Ok(());
     }
-    let mut p = factory(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?(1);
+    let device = a.device.for_players([a.player.as_str()])?;
+    let mut p =
+        factory_on(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
     let budget = match (a.sims, a.movetime) {
         (Some(0), _) | (_, Some(0)) => bail!("--sims and --movetime must be at least 1"),
         (Some(n), _) => Some(Budget::Simulations(n)),

@@ -1,7 +1,7 @@
 //! `damone match` and `damone tournament`.
 
 use super::chart::line_chart;
-use super::{parse_position, parse_variant, progress_bar};
+use super::{parse_position, parse_variant, progress_bar, DeviceOpt};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::arena::tournament::{schedule, GameRecord};
@@ -9,6 +9,7 @@ use damone::arena::{
     read_openings, run_games, run_sprt, MatchSettings, PlayerFactory, Sprt, SprtDecision, Standings,
 };
 use damone::game::DrawRules;
+use damone::net::ComputeDevice;
 use damone::run::{read_rows, Metrics, RunDir};
 use damone::util::atomic_write;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,8 @@ pub struct ArenaOpts {
     /// Rating anchor (a player spec as written); default: `random` if playing, else the first player.
     #[arg(long)]
     pub anchor: Option<String>,
+    #[command(flatten)]
+    pub device: DeviceOpt,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -114,8 +117,8 @@ pub fn split_players(list: &str) -> Vec<String> {
 }
 
 /// Build a factory for any player spec, the network kind included.
-fn factory(text: &str) -> Result<PlayerFactory> {
-    damone::player::factory(text).with_context(|| format!("player '{text}'"))
+fn factory(text: &str, device: &ComputeDevice) -> Result<PlayerFactory> {
+    damone::player::factory_on(text, device).with_context(|| format!("player '{text}'"))
 }
 
 fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
@@ -173,7 +176,11 @@ pub fn run(
     sprt: Option<&Sprt>,
 ) -> Result<Standings> {
     let s = settings(o, event)?;
-    let factories = names.iter().map(|n| factory(n)).collect::<Result<Vec<_>>>()?;
+    let device = o.device.for_players(names.iter().map(String::as_str))?;
+    let factories = names
+        .iter()
+        .map(|n| factory(n, &device))
+        .collect::<Result<Vec<_>>>()?;
     let anchor = match &o.anchor {
         Some(a) => names
             .iter()

@@ -8,7 +8,7 @@ use clap::Args;
 use damone::arena::Player;
 use damone::game::{parse_move, DrawRules, Game, Position, Variant};
 use damone::mcts::Budget;
-use damone::player::open;
+use damone::player::open_on;
 use std::io::Write;
 use std::time::Duration;
 
@@ -21,6 +21,8 @@ pub struct EngineArgs {
     /// Rules variant for `position startpos` and FENs.
     #[arg(long, default_value = "standard")]
     pub variant: String,
+    #[command(flatten)]
+    pub device: super::DeviceOpt,
 }
 
 type Engine = Box<dyn Player>;
@@ -168,7 +170,9 @@ fn handle(line: &str, engine: &mut Engine, game: &mut Game, variant: Variant) ->
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
     let variant: Variant = a.variant.parse()?;
-    let (f, header) = open(&a.player).with_context(|| format!("cannot open player '{}'", a.player))?;
+    let device = a.device.for_players([a.player.as_str()])?;
+    let (f, header) =
+        open_on(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?;
     let mut engine: Engine = f(1);
     // A network player's own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();

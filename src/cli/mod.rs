@@ -15,6 +15,7 @@ mod train;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use damone::game::{Position, Variant};
+use damone::net::{ComputeDevice, DeviceChoice};
 
 /// Damone: rules engine, search bots, self-play training and play.
 #[derive(Parser, Debug)]
@@ -70,6 +71,39 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Analyse(a) => analyse::run_analyse(a),
         Command::Info(a) => info::run_info(a),
         Command::Serve(a) => serve::run_serve(a),
+    }
+}
+
+/// The `--device` option of the commands that run a network.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DeviceOpt {
+    /// Where network players run: cpu, gpu (builds with `--features gpu`)
+    /// or auto (a hardware GPU when the build has the feature and one is
+    /// found, else the CPU).
+    #[arg(long, default_value = "auto", value_name = "cpu|gpu|auto")]
+    pub device: DeviceChoice,
+}
+
+impl DeviceOpt {
+    /// Open the device; says on stderr which one was picked when there
+    /// was a choice (a build with the `gpu` feature, or an explicit
+    /// `--device`).
+    pub fn open(&self) -> Result<ComputeDevice> {
+        let d = ComputeDevice::select(self.device).with_context(|| format!("--device {}", self.device))?;
+        if cfg!(feature = "gpu") || self.device != DeviceChoice::Auto {
+            eprintln!("device: {}", d.describe());
+        }
+        Ok(d)
+    }
+
+    /// [`DeviceOpt::open`] when one of `specs` is a network player, else
+    /// the CPU (built-in players use no network).
+    pub fn for_players<'a>(&self, specs: impl IntoIterator<Item = &'a str>) -> Result<ComputeDevice> {
+        if specs.into_iter().any(damone::player::is_network_spec) {
+            self.open()
+        } else {
+            Ok(ComputeDevice::cpu())
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `damone perft`, `damone moves` and `damone bench`.
 
 use super::{parse_position, parse_variant};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::game::{divide, perft as count, Position};
 use std::time::Instant;
@@ -65,9 +65,19 @@ pub struct BenchArgs {
     /// `--suite net`: skip the training-step figure.
     #[arg(long)]
     no_train: bool,
-    /// `--suite net`: print CSV rows (what,threads,batch,per_second) instead of text.
+    /// `--suite net`: print CSV rows (what,threads,batch,per_second,device) instead of text.
     #[arg(long)]
     csv: bool,
+    /// `--suite net`: devices to measure, comma-separated, interleaved
+    /// (e.g. cpu,gpu to compare them side by side in one run): cpu, gpu
+    /// (builds with `--features gpu`) or auto.
+    #[arg(
+        long,
+        default_value = "auto",
+        value_delimiter = ',',
+        value_name = "cpu|gpu|auto"
+    )]
+    device: Vec<damone::net::DeviceChoice>,
 }
 
 pub fn perft(a: PerftArgs) -> Result<()> {
@@ -163,11 +173,22 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
         bail!("--seconds must be in (0, 600], got {}", a.seconds);
     }
     let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
-    let device = Device::flex();
-    device.seed(1);
-    let net = cfg.model.init(&device);
-    let valid = net.valid();
-    let mut ev = NetEvaluator::new(&net);
+    let flex = Device::flex();
+    flex.seed(1);
+    let net = cfg.model.init(&flex);
+    let mut devices = Vec::new();
+    for &choice in &a.device {
+        let d = damone::net::ComputeDevice::select(choice).with_context(|| format!("--device {choice}"))?;
+        eprintln!(
+            "device {}: {}",
+            if d.is_gpu() { "gpu" } else { "cpu" },
+            d.describe()
+        );
+        let label = if d.is_gpu() { "gpu" } else { "cpu" };
+        let valid = net.valid().to_device(d.burn());
+        let ev = NetEvaluator::on_device(&net, &d);
+        devices.push((label, d, valid, ev));
+    }
     let im2col = a.ablation.then(|| {
         NetEvaluator::with_fast(damone::net::FastNet::with_algorithm(
             &net,
@@ -186,13 +207,13 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
     };
     let shape = format!("{}x{}", cfg.model.blocks, cfg.model.channels);
     if a.csv {
-        println!("what,threads,batch,per_second");
+        println!("what,threads,batch,per_second,device");
     }
-    let report = |what: &str, t: usize, b: usize, rate: f64, unit: &str| {
+    let report = |what: &str, t: usize, b: usize, rate: f64, unit: &str, dev: &str| {
         if a.csv {
-            println!("{what},{t},{b},{rate:.1}");
+            println!("{what},{t},{b},{rate:.1},{dev}");
         } else {
-            println!("net {shape} threads {t} batch {b}: {what} {rate:.0} {unit}/s");
+            println!("net {shape} {dev} threads {t} batch {b}: {what} {rate:.0} {unit}/s");
         }
     };
     for &t in &threads {
@@ -206,37 +227,41 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
                     .zip(&moves)
                     .map(|(g, m)| EvalRequest { game: g, moves: m })
                     .collect();
-                if a.ablation {
+                for (dev, d, valid, ev) in devices.iter_mut() {
+                    let dev: &str = dev;
+                    if a.ablation {
+                        let rate = per_second(a.seconds, || {
+                            let (p, v) = valid.forward(planes_tensor(obs, d.burn()));
+                            let _ = (p.into_data(), v.into_data());
+                        });
+                        report("burn_forward", t, b, rate * b as f64, "positions", dev);
+                    }
                     let rate = per_second(a.seconds, || {
-                        let (p, v) = valid.forward(planes_tensor(obs, &device));
-                        let _ = (p.into_data(), v.into_data());
+                        ev.infer(obs);
                     });
-                    report("burn_forward", t, b, rate * b as f64, "positions");
-                }
-                let rate = per_second(a.seconds, || {
-                    ev.infer(obs);
-                });
-                report("forward", t, b, rate * b as f64, "positions");
-                if let Some(im2col) = &im2col {
+                    report("forward", t, b, rate * b as f64, "positions", dev);
+                    if let (Some(im2col), false) = (&im2col, d.is_gpu()) {
+                        let rate = per_second(a.seconds, || {
+                            im2col.infer(obs);
+                        });
+                        report("forward_im2col", t, b, rate * b as f64, "positions", dev);
+                    }
                     let rate = per_second(a.seconds, || {
-                        im2col.infer(obs);
+                        ev.evaluate(&reqs);
                     });
-                    report("forward_im2col", t, b, rate * b as f64, "positions");
-                }
-                let rate = per_second(a.seconds, || {
-                    ev.evaluate(&reqs);
-                });
-                report("evaluator", t, b, rate * b as f64, "evaluations");
-                if !a.no_train && b >= 16 {
-                    let mut params = cfg.train.clone();
-                    params.batch_size = b;
-                    let mut trainer = damone::train::Trainer::new(cfg.model.clone(), params, device.clone());
-                    let mut rng = damone::util::rng_stream(1, "bench-train", 0);
-                    let batch: Vec<&damone::data::Sample> = samples[..b].iter().collect();
-                    let rate = per_second(a.seconds, || {
-                        trainer.train_step(&batch, &mut rng);
-                    });
-                    report("train", t, b, rate * b as f64, "samples");
+                    report("evaluator", t, b, rate * b as f64, "evaluations", dev);
+                    if !a.no_train && b >= 16 {
+                        let mut params = cfg.train.clone();
+                        params.batch_size = b;
+                        let mut trainer =
+                            damone::train::Trainer::new(cfg.model.clone(), params, d.burn().clone());
+                        let mut rng = damone::util::rng_stream(1, "bench-train", 0);
+                        let batch: Vec<&damone::data::Sample> = samples[..b].iter().collect();
+                        let rate = per_second(a.seconds, || {
+                            trainer.train_step(&batch, &mut rng);
+                        });
+                        report("train", t, b, rate * b as f64, "samples", dev);
+                    }
                 }
             }
             Ok(())

@@ -6,7 +6,7 @@ use super::{clip, next_line, parse_position, parse_variant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::game::{parse_move, to_pdn, Color, Game, Outcome, PdnHeaders, Piece, Position, Rank, Square};
-use damone::player::open;
+use damone::player::open_on;
 use damone::util::atomic_write;
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,6 +35,8 @@ pub struct PlayArgs {
     /// Plain ASCII board instead of Unicode.
     #[arg(long)]
     pub ascii: bool,
+    #[command(flatten)]
+    pub device: super::DeviceOpt,
 }
 
 /// The glyph of a square's content. ASCII uses FEN's rank letters
@@ -126,7 +128,9 @@ pub fn run_play(a: PlayArgs) -> Result<()> {
         other => bail!("--color must be white or black, got '{other}'"),
     };
     let spec = a.opponent.clone();
-    let (make, header) = open(&spec).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
+    let device = a.device.for_players([spec.as_str()])?;
+    let (make, header) =
+        open_on(&spec, &device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
     let mut bot = make(a.seed);
     // A network opponent plays under its own draw rules.
     let mut game = Game::new(start, header.map(|h| h.rules).unwrap_or_default());

@@ -20,6 +20,8 @@ pub struct ServeArgs {
     /// The most simulations one analysis may run.
     #[arg(long, default_value_t = 4000)]
     pub max_sims: u32,
+    #[command(flatten)]
+    pub device: super::DeviceOpt,
 }
 
 pub fn run_serve(a: ServeArgs) -> Result<()> {
@@ -43,6 +45,7 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
         run: a.run,
         players_dir: a.players,
         max_sims: a.max_sims,
+        device: a.device.open()?,
         ..Default::default()
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -4,6 +4,7 @@
 use super::progress_bar;
 use anyhow::Result;
 use clap::Args;
+use damone::net::DeviceChoice;
 use damone::run::{Event, Phase, Run, RunConfig, Start};
 use std::path::PathBuf;
 
@@ -28,12 +29,20 @@ pub struct TrainArgs {
     /// Start again even if the run folder already has checkpoints (they are removed).
     #[arg(long, conflicts_with = "resume")]
     pub overwrite: bool,
+    /// Where the network trains and evaluates: cpu, gpu (builds with
+    /// `--features gpu`) or auto; overrides the config's `device` (also on
+    /// --resume).
+    #[arg(long, value_name = "cpu|gpu|auto")]
+    pub device: Option<DeviceChoice>,
     /// No progress bars or per-iteration lines.
     #[arg(long)]
     pub quiet: bool,
 }
 
-pub fn run_train(a: TrainArgs) -> Result<()> {
+pub fn run_train(mut a: TrainArgs) -> Result<()> {
+    if let Some(d) = a.device {
+        a.sets.push(format!("device={d}"));
+    }
     let start = if a.resume {
         Start::Resume {
             sets: a.sets.clone(),
@@ -61,7 +70,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
     if !quiet {
         let c = run.config();
         eprintln!(
-            "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}{}",
+            "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}, device {}{}",
             c.run,
             run.dir().display(),
             c.model.blocks,
@@ -72,6 +81,7 @@ pub fn run_train(a: TrainArgs) -> Result<()> {
             c.selfplay.cheap_sims,
             c.threads,
             if c.threads == 1 { "" } else { "s" },
+            run.device().describe(),
             if a.resume {
                 format!(", resuming at iteration {}", run.state().iteration + 1)
             } else {

@@ -1,12 +1,15 @@
 //! The neural network: input encoding and policy indices ([`encode`]), the
-//! burn model ([`model`]), [`NetEvaluator`] implementing the search's
-//! `Evaluator` trait, and saving/loading of weights (burnpack bytes).
+//! burn model ([`model`]), the device it runs on ([`device`]),
+//! [`NetEvaluator`] implementing the search's `Evaluator` trait, and
+//! saving/loading of weights (burnpack bytes).
 
+pub mod device;
 pub mod encode;
 pub mod fast;
 pub mod model;
 pub mod winograd;
 
+pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{policy_indices, reflect_index, Observation, ENCODING_VERSION, PLANES, POLICY_SIZE};
 pub use fast::{ConvAlgorithm, FastNet};
 pub use model::{ModelConfig, Net};
@@ -79,10 +82,53 @@ pub fn planes_tensor(obs: &[Observation], device: &Device) -> Tensor<4> {
     Tensor::from_data(TensorData::new(data, [n, PLANES, 8, 8]), device)
 }
 
-/// Evaluates positions with the network (inference mode), on the fast
-/// inference path ([`FastNet`]) built from the burn weights.
+/// The forward pass an evaluator runs.
+enum Forward {
+    /// The CPU's fast inference path.
+    Fast(Box<FastNet>),
+    /// burn's forward pass on a GPU device (inference mode).
+    Burn(Box<Net>, Device),
+}
+
+impl Forward {
+    /// Policy logits `[n, POLICY_SIZE]` and value logits `[n, 3]`.
+    fn forward(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
+        match self {
+            Forward::Fast(f) => f.forward(obs),
+            Forward::Burn(net, device) => {
+                let (p, v) = net.forward(planes_tensor(obs, device));
+                let vec = |t: Tensor<2>| {
+                    t.into_data()
+                        .try_into_vec::<f32>()
+                        .expect("network outputs are f32")
+                };
+                (vec(p), vec(v))
+            }
+        }
+    }
+
+    /// Policy logits at `idx[i]` and value logits `[n, 3]`.
+    fn evaluate(&self, obs: &[Observation], idx: &[Vec<u16>]) -> (Vec<Vec<f32>>, Vec<f32>) {
+        match self {
+            Forward::Fast(f) => f.evaluate(obs, idx),
+            Forward::Burn(..) => {
+                let (p, v) = self.forward(obs);
+                let logits = idx
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ix)| ix.iter().map(|&j| p[i * POLICY_SIZE + j as usize]).collect())
+                    .collect();
+                (logits, v)
+            }
+        }
+    }
+}
+
+/// Evaluates positions with the network (inference mode): on the CPU with
+/// the fast inference path ([`FastNet`]) built from the burn weights, on a
+/// GPU with burn's own forward pass.
 pub struct NetEvaluator {
-    fast: FastNet,
+    forward: Forward,
     /// Positions evaluated so far.
     pub positions: u64,
     /// Time spent in `evaluate` so far.
@@ -92,15 +138,32 @@ pub struct NetEvaluator {
 }
 
 impl NetEvaluator {
-    /// Fold the network's weights into the fast inference path.
+    /// Fold the network's weights into the CPU's fast inference path.
     pub fn new(net: &Net) -> Self {
         Self::with_fast(FastNet::from_net(net))
     }
 
+    /// An evaluator of `net` (on any device, training or not) running on
+    /// `device`: the fast path on the CPU, burn's forward pass (weights
+    /// copied in inference mode) on a GPU.
+    pub fn on_device(net: &Net, device: &ComputeDevice) -> Self {
+        if !device.is_gpu() {
+            return Self::new(net);
+        }
+        net.sync_running_stats();
+        let d = device.burn().clone();
+        let inference = net.valid().to_device(&d);
+        Self::with_forward(Forward::Burn(Box::new(inference), d))
+    }
+
     /// An evaluator over a given fast network.
     pub fn with_fast(fast: FastNet) -> Self {
+        Self::with_forward(Forward::Fast(Box::new(fast)))
+    }
+
+    fn with_forward(forward: Forward) -> Self {
         NetEvaluator {
-            fast,
+            forward,
             positions: 0,
             time: Duration::ZERO,
             max_batch: 1024,
@@ -110,7 +173,7 @@ impl NetEvaluator {
     /// Policy logits `[n, POLICY_SIZE]` and WDL probabilities `[n, 3]` for a
     /// batch of observations.
     pub fn infer(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
-        let (p, mut v) = self.fast.forward(obs);
+        let (p, mut v) = self.forward.forward(obs);
         for wdl in v.chunks_exact_mut(3) {
             softmax_in_place(wdl);
         }
@@ -141,7 +204,7 @@ impl Evaluator for NetEvaluator {
                 .iter()
                 .map(|r| policy_indices(r.game.position(), r.moves))
                 .collect();
-            let (logits, v) = self.fast.evaluate(&obs, &idx);
+            let (logits, v) = self.forward.evaluate(&obs, &idx);
             for (i, mut priors) in logits.into_iter().enumerate() {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];

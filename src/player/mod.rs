@@ -33,10 +33,13 @@
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 use crate::game::{DrawRules, Variant};
 use crate::mcts::SearchParams;
-use crate::net::{net_from_bytes, weights_to_bytes, ModelConfig, Net, NetEvaluator, ENCODING_VERSION};
+use crate::net::{
+    net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
+};
 use crate::run::{Checkpoint, CheckpointError};
 use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::{fnv1a, rng_stream};
+use burn::module::Module as _;
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -172,9 +175,21 @@ pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>)
 pub struct LoadedNet {
     pub header: PlayerHeader,
     pub net: Net,
+    /// Where its players run the network (the CPU unless [`LoadedNet::on`]
+    /// said otherwise).
+    pub device: ComputeDevice,
 }
 
 impl LoadedNet {
+    /// A network with its play settings, its players on the CPU.
+    pub fn new(header: PlayerHeader, net: Net) -> LoadedNet {
+        LoadedNet {
+            header,
+            net,
+            device: ComputeDevice::cpu(),
+        }
+    }
+
     /// Load a checkpoint folder (`.../iter_NNNN`) or a player file.
     pub fn load(path: impl AsRef<Path>) -> Result<LoadedNet, LoadError> {
         let path = path.as_ref();
@@ -192,7 +207,7 @@ impl LoadedNet {
         let (header, weights) = decode_player(&bytes, &what)?;
         let net = net_from_bytes(&header.model, weights, &Device::flex(), &what)
             .map_err(|e| PlayerFileError::Weights(what.clone(), e.to_string()))?;
-        Ok(LoadedNet { header, net })
+        Ok(LoadedNet::new(header, net))
     }
 
     /// A checkpoint's network, playing with `sims` simulations per move by
@@ -216,7 +231,17 @@ impl LoadedNet {
                 config_hash: format!("{:016x}", fnv1a(cfg.to_toml().as_bytes())),
             },
         };
-        Ok(LoadedNet { header, net })
+        Ok(LoadedNet::new(header, net))
+    }
+
+    /// The same network, its players running on `device` (the weights
+    /// move there once).
+    pub fn on(mut self, device: &ComputeDevice) -> LoadedNet {
+        if device.is_gpu() {
+            self.net = self.net.to_device(device.burn());
+        }
+        self.device = device.clone();
+        self
     }
 
     /// The player-file bytes.
@@ -234,7 +259,7 @@ impl LoadedNet {
         MctsPlayer::with_evaluator(
             name.to_string(),
             params,
-            NetEvaluator::new(&self.net),
+            NetEvaluator::on_device(&self.net, &self.device),
             rng_stream(seed, "net-player", 0),
         )
     }
@@ -248,9 +273,33 @@ pub fn factory(text: &str) -> Result<PlayerFactory, LoadError> {
     open(text).map(|(f, _)| f)
 }
 
+/// Whether `text` names a network player (`net:...` or an existing path),
+/// as [`open`] reads it; false for built-in kinds and for text that is no
+/// player at all.
+pub fn is_network_spec(text: &str) -> bool {
+    match PlayerSpec::parse(text) {
+        Ok(spec) => spec.kind == PlayerKind::Net,
+        Err(SpecError::UnknownKind(..)) => Path::new(text.trim()).exists(),
+        Err(_) => false,
+    }
+}
+
+/// [`factory`] with network players running on `device`.
+pub fn factory_on(text: &str, device: &ComputeDevice) -> Result<PlayerFactory, LoadError> {
+    open_on(text, device).map(|(f, _)| f)
+}
+
 /// [`factory`], also returning the header of a network player (its
 /// variant, draw rules and search defaults), None for built-in kinds.
 pub fn open(text: &str) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadError> {
+    open_on(text, &ComputeDevice::cpu())
+}
+
+/// [`open`] with network players running on `device`.
+pub fn open_on(
+    text: &str,
+    device: &ComputeDevice,
+) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadError> {
     // A spec of a built-in kind is never shadowed by a file of that name.
     let spec = match PlayerSpec::parse(text) {
         Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
@@ -263,7 +312,7 @@ pub fn open(text: &str) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadErr
     }
     spec.check_options(&["sims", "movetime", "algo", "cpuct"])?;
     let path = spec.path.as_deref().expect("net spec has a path");
-    let loaded = LoadedNet::load(path)?;
+    let loaded = LoadedNet::load(path)?.on(device);
     let params = spec.search_params(loaded.header.search.clone())?;
     let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
@@ -346,7 +395,7 @@ mod tests {
     #[test]
     fn analysis_lists_moves_and_is_deterministic() {
         let (h, net) = sample();
-        let loaded = LoadedNet { header: h, net };
+        let loaded = LoadedNet::new(h, net);
         let g = Game::from_variant(Variant::Standard, DrawRules::default());
         let mut p = loaded.player("p", 1);
         assert!(p.set_budget(Some(Budget::Simulations(40))));

@@ -4,7 +4,7 @@
 
 use crate::game::{DrawRules, Variant};
 use crate::mcts::SearchParams;
-use crate::net::ModelConfig;
+use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
 use crate::train::TrainParams;
 use serde::{Deserialize, Serialize};
@@ -67,6 +67,9 @@ pub struct RunConfig {
     pub seed: u64,
     /// Worker threads (network and evaluation games). 1 = fully reproducible.
     pub threads: usize,
+    /// Where the network trains and evaluates: cpu, gpu (a build with the
+    /// `gpu` feature) or auto (a hardware GPU when there is one).
+    pub device: DeviceChoice,
     /// Stop after this many iterations (0 = no limit).
     pub iterations: u32,
     /// Stop after this much wall time in minutes (0 = no limit).
@@ -91,6 +94,7 @@ impl Default for RunConfig {
             run: "default".into(),
             seed: 1,
             threads: 2,
+            device: DeviceChoice::Auto,
             iterations: 0,
             time_limit_minutes: 60.0,
             variant: Variant::Standard,

@@ -39,12 +39,11 @@ use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::MatchSettings;
 use crate::data::{ReplayError, ReplayWindow};
 use crate::game::Position;
-use crate::net::{NetEvaluator, ENCODING_VERSION};
+use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
 use crate::util::bin::BinError;
 use crate::util::{atomic_write, cpu_busy_share, process_cpu_seconds, rng_stream};
-use burn::tensor::Device;
 use rand::Rng as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,12 +70,13 @@ pub enum Start {
 }
 
 /// Config keys (and sections, ending in `.`) that may change when a run is
-/// resumed: stopping limits, threads, the learning-rate schedule and other
+/// resumed: stopping limits, threads, the device, the learning-rate schedule and other
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 25] = [
+pub const RESUME_KEYS: [&str; 26] = [
     "iterations",
+    "device",
     "time_limit_minutes",
     "threads",
     "keep_last",
@@ -132,6 +132,8 @@ pub enum Event {
         iteration: u32,
         resumed: bool,
         dir: PathBuf,
+        /// The device the network runs on, in words.
+        device: String,
     },
     /// A phase began; `total` units are expected.
     Phase {
@@ -176,6 +178,8 @@ pub enum RunError {
     Restore(PathBuf, String),
     #[error("cannot serialise the network: {0}")]
     Weights(String),
+    #[error("device: {0}")]
+    Device(#[from] DeviceError),
 }
 
 /// Watches a run: called with every [`Event`], on the run's thread.
@@ -194,6 +198,7 @@ pub struct Run {
     evals: Vec<EvalRow>,
     eval_games: Vec<EvalGameRow>,
     pool: Arc<rayon::ThreadPool>,
+    compute: ComputeDevice,
     stop: Arc<AtomicBool>,
     resumed: bool,
 }
@@ -204,6 +209,12 @@ impl Run {
     pub fn open(cfg: RunConfig, start: Start) -> Result<Run, RunError> {
         let dir = RunDir::new(cfg.run_dir());
         let existing = dir.checkpoints();
+        // The device is opened before the folder is touched: a device that
+        // cannot be had leaves the folder as it was.
+        let early = match start {
+            Start::Resume { .. } => None,
+            _ => Some(ComputeDevice::select(cfg.device)?),
+        };
         let resume = match &start {
             Start::Resume { sets, from_intact } => {
                 if existing.is_empty() {
@@ -254,12 +265,13 @@ impl Run {
             _ => None,
         };
         std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
-        let cfg = match &resume {
+        let (cfg, compute) = match &resume {
             Some((ck, sets)) => {
                 let mut base = ck.config.clone();
                 base.checkpoint_dir = cfg.checkpoint_dir.clone();
                 base.run = cfg.run.clone();
                 let c = RunConfig::from_toml(&base.to_toml(), sets, "(resumed run)")?;
+                let compute = ComputeDevice::select(c.device)?;
                 let changes: Vec<&String> = sets
                     .iter()
                     .filter(|s| !s.starts_with("checkpoint_dir=") && !s.starts_with("run="))
@@ -275,9 +287,15 @@ impl Run {
                     text.push_str(&line);
                     atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Io(log.clone(), e))?;
                 }
-                c
+                (c, compute)
             }
-            None => cfg,
+            None => {
+                let compute = match early {
+                    Some(d) => d,
+                    None => ComputeDevice::select(cfg.device)?,
+                };
+                (cfg, compute)
+            }
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(cfg.threads)
@@ -285,7 +303,7 @@ impl Run {
             .map(Arc::new)
             .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e.to_string())))?;
         let start_pos = Position::start(cfg.variant);
-        let device = Device::flex();
+        let device = compute.burn().clone();
         device.seed(cfg.seed);
         let mut trainer = Trainer::new(cfg.model.clone(), cfg.train.clone(), device);
         let mut window = ReplayWindow::new(cfg.train.window);
@@ -337,6 +355,7 @@ impl Run {
             evals,
             eval_games,
             pool,
+            compute,
             stop: Arc::new(AtomicBool::new(false)),
             resumed,
         })
@@ -352,6 +371,10 @@ impl Run {
     /// The config in force (for a resumed run, the run's own).
     pub fn config(&self) -> &RunConfig {
         &self.cfg
+    }
+    /// The device the network trains and evaluates on.
+    pub fn device(&self) -> &ComputeDevice {
+        &self.compute
     }
     /// The run folder.
     pub fn dir(&self) -> &Path {
@@ -382,6 +405,7 @@ impl Run {
             iteration: self.state.iteration + 1,
             resumed: self.resumed,
             dir: self.dir.root.clone(),
+            device: self.compute.describe().to_string(),
         });
         let first = self.state.iteration;
         let t0 = Instant::now();
@@ -424,7 +448,7 @@ impl Run {
         let k = self.state.iteration + 1;
         let t_iter = Instant::now();
         // Self-play.
-        let mut evaluator = NetEvaluator::new(self.trainer.net());
+        let mut evaluator = NetEvaluator::on_device(self.trainer.net(), &self.compute);
         observer(&Event::Phase {
             iteration: k,
             phase: Phase::SelfPlay,
@@ -628,7 +652,7 @@ impl Run {
             .depths
             .iter()
             .map(|&d| {
-                let mut evaluator = NetEvaluator::new(self.trainer.net());
+                let mut evaluator = NetEvaluator::on_device(self.trainer.net(), &self.compute);
                 play_vs_alphabeta(
                     &mut evaluator,
                     &params,

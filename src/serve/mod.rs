@@ -20,6 +20,7 @@ mod play;
 mod watch;
 
 use crate::game::{Position, Rank, Square};
+use crate::net::ComputeDevice;
 use crate::run::RunDir;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -52,6 +53,8 @@ pub struct ServeConfig {
     pub max_sims: u32,
     /// How often the run's files are read for new rows.
     pub poll: Duration,
+    /// Where network players run.
+    pub device: ComputeDevice,
 }
 
 impl Default for ServeConfig {
@@ -61,6 +64,7 @@ impl Default for ServeConfig {
             players_dir: None,
             max_sims: 4000,
             poll: Duration::from_millis(500),
+            device: ComputeDevice::cpu(),
         }
     }
 }

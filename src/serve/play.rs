@@ -235,8 +235,9 @@ async fn handle(
             };
             let opened = tokio::task::spawn_blocking({
                 let opponent = opponent.clone();
+                let device = st.cfg.device.clone();
                 move || -> Result<(PlayerFactory, Option<player::PlayerHeader>), String> {
-                    player::open(&opponent).map_err(|e| e.to_string())
+                    player::open_on(&opponent, &device).map_err(|e| e.to_string())
                 }
             })
             .await;
