@@ -169,3 +169,72 @@ fn a_tiny_run_through_the_library_api() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_measuring_protocol_rates_a_runs_checkpoints() {
+    use damone::net::ComputeDevice;
+    use damone::run::rate::{rate, RateConfig, RateEvent, RatingRow};
+    let dir = std::env::temp_dir().join(format!("damone-rate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = Run::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();
+    let cfg = RateConfig {
+        sims: 4,
+        depths: vec![1, 2],
+        games: 4,
+        policy_depth: Some(1),
+        timing_positions: 3,
+        ..Default::default()
+    };
+    let mut games = 0;
+    let mut matches = 0;
+    let rows = rate(run.dir(), &cfg, &ComputeDevice::cpu(), &mut |e| match e {
+        RateEvent::Game => games += 1,
+        RateEvent::Match { .. } => matches += 1,
+        RateEvent::Row(_) => {}
+    })
+    .unwrap();
+    // Two kept checkpoints x (two depths, the raw policy, equal time).
+    assert_eq!(rows.len(), 8);
+    assert_eq!(matches, 8);
+    assert_eq!(games, 8 * 4);
+    let modes: Vec<&str> = rows[..4].iter().map(|r| r.mode.as_str()).collect();
+    assert_eq!(modes, ["sims", "sims", "policy", "equal-time"]);
+    assert_eq!(rows[0].iteration, 1);
+    assert_eq!(rows[4].iteration, 2);
+    for r in &rows {
+        assert_eq!(r.wins + r.draws + r.losses, 4, "{r:?}");
+        assert!((0.0..=1.0).contains(&r.score) && r.score_95 >= 0.0);
+    }
+    let eq = &rows[3];
+    assert!(eq.net_ms_per_move > 0.0 && eq.opponent.starts_with("alphabeta:movetime="));
+    assert_eq!(rows[2].sims, 0);
+    // The rows are in rating.csv, and the same seed gives the same results
+    // for the fixed-simulation and policy matches.
+    let back: Vec<RatingRow> = read_rows(&run.dir().join("rating.csv")).unwrap();
+    assert_eq!(back, rows);
+    let last = rate(
+        run.dir(),
+        &RateConfig {
+            last_only: true,
+            equal_time: false,
+            ..cfg.clone()
+        },
+        &ComputeDevice::cpu(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(last.len(), 3);
+    for (a, b) in last.iter().zip(&rows[4..7]) {
+        assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
+    }
+    let e = rate(
+        run.dir(),
+        &RateConfig { games: 3, ..cfg },
+        &ComputeDevice::cpu(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("games must be even"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

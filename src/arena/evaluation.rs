@@ -5,8 +5,8 @@
 
 use super::tournament::opening_game;
 use super::{AlphaBeta, Limits, MatchSettings};
-use crate::game::{Color, Game, Move, Outcome};
-use crate::mcts::{search_batched, Evaluator, SearchParams, Tree};
+use crate::game::{Color, Game, Move, MoveList, Outcome};
+use crate::mcts::{search_batched, EvalRequest, Evaluator, SearchParams, Tree};
 use crate::util::elo::score_interval;
 use crate::util::rng_stream;
 use rayon::prelude::*;
@@ -43,6 +43,15 @@ impl EvalResult {
     }
 }
 
+/// How the side guided by the evaluator picks its moves.
+#[derive(Clone, Copy, Debug)]
+pub enum Searcher<'a> {
+    /// MCTS with these parameters.
+    Mcts(&'a SearchParams),
+    /// The evaluator's most likely move, no search (the raw policy).
+    Policy,
+}
+
 /// Play `games` games between MCTS with `params` and `evaluator` and
 /// alpha-beta at `depth`, colours alternating, each pair of games from one
 /// seeded opening of `settings`. `tree_seed` seeds the searcher's trees.
@@ -56,6 +65,33 @@ pub fn play_vs_alphabeta(
     tree_seed: u64,
     on_game: &mut dyn FnMut(),
 ) -> EvalResult {
+    play_searcher_vs_alphabeta(
+        evaluator,
+        Searcher::Mcts(params),
+        settings,
+        depth,
+        games,
+        tree_seed,
+        on_game,
+    )
+}
+
+/// [`play_vs_alphabeta`] with any [`Searcher`]: MCTS, or the raw policy.
+pub fn play_searcher_vs_alphabeta(
+    evaluator: &mut dyn Evaluator,
+    searcher: Searcher<'_>,
+    settings: &MatchSettings,
+    depth: u32,
+    games: usize,
+    tree_seed: u64,
+    on_game: &mut dyn FnMut(),
+) -> EvalResult {
+    let params = match searcher {
+        Searcher::Mcts(p) => p.clone(),
+        // Trees are kept in step with the games but never searched.
+        Searcher::Policy => SearchParams::default(),
+    };
+    let params = &params;
     let n = games;
     let mut boards: Vec<Game> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
     let color: Vec<Color> = (0..n)
@@ -90,24 +126,42 @@ pub fn play_vs_alphabeta(
         let mine: Vec<bool> = (0..n)
             .map(|i| done[i].is_none() && boards[i].position().side_to_move() == color[i])
             .collect();
-        for (i, t) in trees.iter_mut().enumerate() {
-            if mine[i] {
-                t.start(params.simulations);
-            }
-        }
-        {
-            let mut refs: Vec<&mut Tree> = trees
-                .iter_mut()
-                .enumerate()
-                .filter(|(i, _)| mine[*i])
-                .map(|(_, t)| t)
-                .collect();
-            search_batched(&mut refs, evaluator);
-        }
         let mut moves: Vec<Option<Move>> = vec![None; n];
-        for i in 0..n {
-            if mine[i] {
-                moves[i] = trees[i].result().map(|r| r.best);
+        match searcher {
+            Searcher::Mcts(_) => {
+                for (i, t) in trees.iter_mut().enumerate() {
+                    if mine[i] {
+                        t.start(params.simulations);
+                    }
+                }
+                let mut refs: Vec<&mut Tree> = trees
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| mine[*i])
+                    .map(|(_, t)| t)
+                    .collect();
+                search_batched(&mut refs, evaluator);
+                for i in 0..n {
+                    if mine[i] {
+                        moves[i] = trees[i].result().map(|r| r.best);
+                    }
+                }
+            }
+            Searcher::Policy => {
+                let at: Vec<usize> = (0..n).filter(|&i| mine[i]).collect();
+                let legal: Vec<MoveList> = at.iter().map(|&i| boards[i].position().legal_moves()).collect();
+                let reqs: Vec<EvalRequest<'_>> = at
+                    .iter()
+                    .zip(&legal)
+                    .map(|(&i, m)| EvalRequest {
+                        game: &boards[i],
+                        moves: m,
+                    })
+                    .collect();
+                for ((&i, m), e) in at.iter().zip(&legal).zip(evaluator.evaluate(&reqs)) {
+                    let best = (0..m.len()).max_by(|&a, &b| e.priors[a].total_cmp(&e.priors[b]));
+                    moves[i] = best.map(|k| m[k]);
+                }
             }
         }
         let ab_moves: Vec<(usize, Move)> = abs

@@ -9,6 +9,7 @@ mod info;
 mod perft;
 mod play;
 mod plot;
+mod rate;
 mod serve;
 mod train;
 
@@ -39,6 +40,10 @@ pub enum Command {
     Tournament(arena::TournamentArgs),
     /// Train a network by self-play (default: the embedded default config).
     Train(train::TrainArgs),
+    /// Rate every kept checkpoint of a run with the measuring protocol:
+    /// the alpha-beta ladder at fixed simulations, at equal time per move,
+    /// and the raw policy.
+    Rate(rate::RateArgs),
     /// Draw loss and win-rate curves of a training run (SVG).
     Plot(plot::PlotArgs),
     /// Export a checkpoint as one self-contained player file.
@@ -65,6 +70,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tournament(a) => arena::run_tournament(a),
         Command::Train(a) => train::run_train(a),
         Command::Plot(a) => plot::run_plot(a),
+        Command::Rate(a) => rate::run_rate(a),
         Command::Export(a) => export::run_export(a),
         Command::Play(a) => play::run_play(a),
         Command::Engine(a) => engine::run_engine(a),

@@ -1,0 +1,311 @@
+//! The measuring protocol: what "stronger" means when comparing runs. Every
+//! kept checkpoint of a finished run plays the alpha-beta ladder:
+//!
+//! - **fixed simulations**: the network's MCTS at `sims` simulations per
+//!   move against alpha-beta at each of `depths`, `games` games each (two
+//!   per seeded opening, one with each colour; 100 games bound the 95%
+//!   interval of a score to ±9.8 points whatever the results);
+//! - **equal time**: the same player against alpha-beta given, per move,
+//!   the network player's own mean time per move (measured first, one game
+//!   at a time on one thread, as the games are then played), so that
+//!   neither side has more wall time;
+//! - **raw policy**: the network's most likely move, no search, against
+//!   alpha-beta at `policy_depth`.
+//!
+//! The rows are written to `rating.csv` in the run folder ([`RatingRow`]).
+
+use super::checkpoint::{CheckpointError, RunDir};
+use crate::arena::evaluation::{play_searcher_vs_alphabeta, Searcher};
+use crate::arena::tournament::{run_games, schedule};
+use crate::arena::{AlphaBeta, Limits, MatchSettings, Player, PlayerFactory};
+use crate::game::Position;
+use crate::mcts::Budget;
+use crate::net::{bench_games, ComputeDevice, NetEvaluator};
+use crate::player::{LoadError, LoadedNet};
+use crate::util::elo::score_interval;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The protocol's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateConfig {
+    /// Simulations per move of the network player.
+    pub sims: u32,
+    /// Alpha-beta depths of the fixed-simulation ladder.
+    pub depths: Vec<u32>,
+    /// Games per match (even: each opening with both colours).
+    pub games: u32,
+    /// Also play alpha-beta at equal time per move.
+    pub equal_time: bool,
+    /// Also play the raw policy against alpha-beta at this depth.
+    pub policy_depth: Option<u32>,
+    /// Random plies from the start for each opening.
+    pub opening_plies: u32,
+    /// Seed of the openings and of the network player's search.
+    pub seed: u64,
+    /// Positions the network player's time per move is measured on.
+    pub timing_positions: usize,
+    /// Rate only the newest checkpoint.
+    pub last_only: bool,
+}
+
+impl Default for RateConfig {
+    fn default() -> Self {
+        RateConfig {
+            sims: 64,
+            depths: vec![2, 4, 6],
+            games: 100,
+            equal_time: true,
+            policy_depth: Some(2),
+            opening_plies: 4,
+            seed: 1,
+            timing_positions: 40,
+            last_only: false,
+        }
+    }
+}
+
+/// One match of the protocol (`rating.csv`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RatingRow {
+    /// The checkpoint's iteration, training minutes and self-play games.
+    pub iteration: u32,
+    pub train_minutes: f64,
+    pub train_games: u64,
+    /// `sims`, `equal-time` or `policy`.
+    pub mode: String,
+    /// The opponent as a player spec (`alphabeta:depth=4`,
+    /// `alphabeta:movetime=12.5ms`).
+    pub opponent: String,
+    /// The network player's simulations per move (0 for the raw policy).
+    pub sims: u32,
+    /// The network player's mean milliseconds per move (equal time only).
+    pub net_ms_per_move: f64,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// The network's score and the half-width of its 95% interval.
+    pub score: f64,
+    pub score_95: f64,
+}
+
+/// What the protocol reports while it plays.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateEvent {
+    /// A match of `games` games begins.
+    Match {
+        iteration: u32,
+        mode: String,
+        opponent: String,
+        games: u32,
+    },
+    /// A game ended.
+    Game,
+    /// A match ended.
+    Row(RatingRow),
+}
+
+/// Why a run could not be rated.
+#[derive(Debug, thiserror::Error)]
+pub enum RateError {
+    #[error("{0} has no checkpoints to rate")]
+    Empty(PathBuf),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("cannot write {0}: {1}")]
+    Write(PathBuf, String),
+}
+
+impl RateConfig {
+    /// Check every value; the error names the setting.
+    pub fn validate(&self) -> Result<(), RateError> {
+        let bad = |m: String| Err(RateError::Invalid(m));
+        if self.sims == 0 {
+            return bad("sims must be at least 1".into());
+        }
+        if self.games < 2 || !self.games.is_multiple_of(2) {
+            return bad(format!(
+                "games must be even and at least 2 (one game per colour for each opening), got {}",
+                self.games
+            ));
+        }
+        if self
+            .depths
+            .iter()
+            .chain(&self.policy_depth)
+            .any(|&d| d == 0 || d > 20)
+        {
+            return bad("alpha-beta depths must be in 1..=20".into());
+        }
+        if self.equal_time && self.timing_positions == 0 {
+            return bad("timing_positions must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// The network player's mean wall time per move at `sims`, one search at a
+/// time on the calling thread's pool.
+pub fn time_per_move(net: &LoadedNet, sims: u32, positions: usize, seed: u64) -> Duration {
+    let mut p = net.player_with("timing", net.header.search.for_play(sims), seed);
+    p.set_budget(Some(Budget::Simulations(sims)));
+    let games = bench_games(positions, seed);
+    // One move first: warm caches and lazy set-up out of the figure.
+    p.choose(&games[0]);
+    let t = Instant::now();
+    for g in &games {
+        p.choose(g);
+    }
+    t.elapsed() / positions as u32
+}
+
+/// Rate the checkpoints of the run in `dir` (see the module docs); rows in
+/// the order played, also written to `dir/rating.csv`.
+pub fn rate(
+    dir: &Path,
+    cfg: &RateConfig,
+    device: &ComputeDevice,
+    on: &mut dyn FnMut(&RateEvent),
+) -> Result<Vec<RatingRow>, RateError> {
+    cfg.validate()?;
+    let run = RunDir::new(dir);
+    let mut iters = run.checkpoints();
+    if iters.is_empty() {
+        return Err(RateError::Empty(dir.to_path_buf()));
+    }
+    if cfg.last_only {
+        iters.drain(..iters.len() - 1);
+    }
+    let mut rows = Vec::new();
+    // Equal-time games and their timing run on one thread: the figure the
+    // opponent gets must be the time the network took in the same setting.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| RateError::Invalid(format!("cannot start a thread pool: {e}")))?;
+    for k in iters {
+        let ck = super::Checkpoint::open(&run.iter_dir(k))?;
+        let loaded = LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device);
+        let mut settings = MatchSettings::new(ck.config.variant);
+        settings.start = Position::start(ck.config.variant);
+        settings.rules = ck.config.rules;
+        settings.seed = cfg.seed;
+        settings.opening_plies = cfg.opening_plies;
+        settings.games_per_pair = cfg.games;
+        settings.event = format!("damone rate {}", dir.display());
+        let base = RatingRow {
+            iteration: k,
+            train_minutes: ck.state.wall_s / 60.0,
+            train_games: ck.state.games,
+            games: cfg.games,
+            ..Default::default()
+        };
+        let params = loaded.header.search.clone();
+        let mut finish = |mut row: RatingRow, w: u32, d: u32, l: u32, on: &mut dyn FnMut(&RateEvent)| {
+            let (s, h) = score_interval(w, d, l);
+            (row.wins, row.draws, row.losses, row.score, row.score_95) = (w, d, l, s, h);
+            on(&RateEvent::Row(row.clone()));
+            rows.push(row);
+        };
+        let mut ladder: Vec<(String, Searcher<'_>, u32)> = cfg
+            .depths
+            .iter()
+            .map(|&d| ("sims".to_string(), Searcher::Mcts(&params), d))
+            .collect();
+        if let Some(d) = cfg.policy_depth {
+            ladder.push(("policy".into(), Searcher::Policy, d));
+        }
+        for (mode, searcher, depth) in ladder {
+            let opponent = format!("alphabeta:depth={depth}");
+            on(&RateEvent::Match {
+                iteration: k,
+                mode: mode.clone(),
+                opponent: opponent.clone(),
+                games: cfg.games,
+            });
+            let mut ev = NetEvaluator::on_device(&loaded.net, device);
+            let r = play_searcher_vs_alphabeta(
+                &mut ev,
+                searcher,
+                &settings,
+                depth,
+                cfg.games as usize,
+                cfg.seed,
+                &mut || on(&RateEvent::Game),
+            );
+            let row = RatingRow {
+                mode,
+                opponent,
+                sims: if matches!(searcher, Searcher::Policy) {
+                    0
+                } else {
+                    cfg.sims
+                },
+                ..base.clone()
+            };
+            finish(row, r.wins, r.draws, r.losses, on);
+        }
+        if cfg.equal_time {
+            let per_move = one.install(|| time_per_move(&loaded, cfg.sims, cfg.timing_positions, cfg.seed));
+            let ms = per_move.as_secs_f64() * 1e3;
+            let opponent = format!("alphabeta:movetime={ms:.1}ms");
+            on(&RateEvent::Match {
+                iteration: k,
+                mode: "equal-time".into(),
+                opponent: opponent.clone(),
+                games: cfg.games,
+            });
+            let net = Arc::new(loaded.clone());
+            let net_params = params.clone();
+            let seed = cfg.seed;
+            let net_player: PlayerFactory = Arc::new(move |s| {
+                Box::new(net.player_with("net", net_params.clone(), seed ^ s)) as Box<dyn Player>
+            });
+            let limits = Limits {
+                movetime: Some(per_move),
+                ..Default::default()
+            };
+            let ab_name = opponent.clone();
+            let alphabeta: PlayerFactory =
+                Arc::new(move |_| Box::new(AlphaBeta::new(ab_name.clone(), limits)) as Box<dyn Player>);
+            let factories = vec![net_player, alphabeta];
+            let names = vec!["net".to_string(), opponent.clone()];
+            let tasks = schedule(&[(0, 1)], &settings);
+            let progress = indicatif::ProgressBar::hidden();
+            let records = one.install(|| run_games(&tasks, &names, &factories, &settings, &progress));
+            let (mut w, mut d, mut l) = (0, 0, 0);
+            for r in &records {
+                let net_score = if r.white == names[0] {
+                    r.white_score
+                } else {
+                    1.0 - r.white_score
+                };
+                match net_score {
+                    s if s > 0.75 => w += 1,
+                    s if s < 0.25 => l += 1,
+                    _ => d += 1,
+                }
+                on(&RateEvent::Game);
+            }
+            let row = RatingRow {
+                mode: "equal-time".into(),
+                opponent,
+                sims: cfg.sims,
+                net_ms_per_move: ms,
+                ..base.clone()
+            };
+            finish(row, w, d, l, on);
+        }
+    }
+    let path = dir.join("rating.csv");
+    super::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
+    Ok(rows)
+}
