@@ -16,6 +16,7 @@
 //! | [`train`] | losses, optimisers, schedules: the learner |
 //! | [`arena`] | the `Player` trait, baseline bots, specs, matches, tournaments, evaluation games |
 //! | [`run`] | a training run: config, loop, observer events, checkpoints, CSV logs |
+//! | [`dist`] | self-play on many machines: actors and a learner over object storage |
 //! | [`player`] | player files, loading any network player, the player factory |
 //! | [`serve`] | the web page: play and analyse, watch a run |
 //!
@@ -38,6 +39,8 @@ pub mod train;
 pub mod arena;
 
 pub mod run;
+
+pub mod dist;
 
 pub mod player;
 

@@ -3,6 +3,7 @@
 mod analyse;
 mod arena;
 mod chart;
+mod dist;
 mod engine;
 mod export;
 mod info;
@@ -58,6 +59,15 @@ pub enum Command {
     Info(info::InfoArgs),
     /// The web page: play and analyse in the browser, watch a run live.
     Serve(serve::ServeArgs),
+    /// Self-play actor for many machines: plays games with the newest
+    /// model in a shared store and writes them as shards.
+    Actor(dist::ActorArgs),
+    /// Learner for many machines: trains on the actors' shards in a shared
+    /// store and publishes model versions.
+    Learner(dist::LearnerArgs),
+    /// What a shared store holds: model versions and shards, with a check
+    /// that no shard was lost or used twice.
+    Store(dist::StoreStatusArgs),
 }
 
 /// Run a parsed command line.
@@ -77,6 +87,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Analyse(a) => analyse::run_analyse(a),
         Command::Info(a) => info::run_info(a),
         Command::Serve(a) => serve::run_serve(a),
+        Command::Actor(a) => dist::run_actor_cmd(a),
+        Command::Learner(a) => dist::run_learner_cmd(a),
+        Command::Store(a) => dist::run_store_status(a),
     }
 }
 

@@ -57,6 +57,30 @@ impl Default for EvalConfig {
     }
 }
 
+/// Self-play on many machines: what `damone actor` and `damone learner`
+/// add to a run (see `dist`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistConfig {
+    /// Finished games per shard an actor writes.
+    pub games_per_shard: u32,
+    /// The learner takes shards played by models at most this many
+    /// versions older than its newest; older ones are skipped as stale.
+    pub max_staleness: u32,
+    /// Seconds between polls of the store when there is nothing to do.
+    pub poll_seconds: f64,
+}
+
+impl Default for DistConfig {
+    fn default() -> Self {
+        DistConfig {
+            games_per_shard: 8,
+            max_staleness: 4,
+            poll_seconds: 1.0,
+        }
+    }
+}
+
 /// Everything a training run needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -86,6 +110,7 @@ pub struct RunConfig {
     pub selfplay: SelfPlayConfig,
     pub train: TrainParams,
     pub eval: EvalConfig,
+    pub dist: DistConfig,
 }
 
 impl Default for RunConfig {
@@ -106,6 +131,7 @@ impl Default for RunConfig {
             selfplay: SelfPlayConfig::default(),
             train: TrainParams::default(),
             eval: EvalConfig::default(),
+            dist: DistConfig::default(),
         }
     }
 }
@@ -194,6 +220,15 @@ impl RunConfig {
             if self.eval.sims == 0 {
                 return Err("eval.sims must be at least 1".into());
             }
+        }
+        if self.dist.games_per_shard == 0 {
+            return Err("dist.games_per_shard must be at least 1".into());
+        }
+        if !(self.dist.poll_seconds > 0.0 && self.dist.poll_seconds <= 60.0) {
+            return Err(format!(
+                "dist.poll_seconds must be in (0, 60], got {}",
+                self.dist.poll_seconds
+            ));
         }
         Ok(())
     }

@@ -33,7 +33,7 @@ pub mod rate;
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, RunDir, CHECKPOINT_VERSION,
 };
-pub use config::{ConfigError, EvalConfig, RunConfig, DEFAULT_CONFIG};
+pub use config::{ConfigError, DistConfig, EvalConfig, RunConfig, DEFAULT_CONFIG};
 pub use metrics::{read_rows, write_rows, EvalGameRow, EvalRow, LogError, Metrics};
 
 use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
@@ -75,7 +75,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 26] = [
+pub const RESUME_KEYS: [&str; 27] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -96,6 +96,7 @@ pub const RESUME_KEYS: [&str; 26] = [
     "train.value_q_weight",
     "search.",
     "eval.",
+    "dist.",
     "selfplay.games_per_iteration",
     "selfplay.full_sims",
     "selfplay.cheap_sims",
@@ -104,7 +105,8 @@ pub const RESUME_KEYS: [&str; 26] = [
     "selfplay.resign_min_ply",
 ];
 
-fn resumable(key: &str) -> bool {
+/// True when `key` may change on resume ([`RESUME_KEYS`]).
+pub fn resumable(key: &str) -> bool {
     RESUME_KEYS.iter().any(|k| {
         if k.ends_with('.') {
             key.starts_with(k)

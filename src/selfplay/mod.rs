@@ -159,6 +159,9 @@ struct Slot {
 pub struct SelfPlay {
     env: VecEnv,
     slots: Vec<Slot>,
+    /// Finished games and their outcomes, kept when asked for
+    /// ([`SelfPlay::keep_finished_games`]).
+    finished: Option<Vec<(Game, Outcome)>>,
 }
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
@@ -186,7 +189,23 @@ impl SelfPlay {
                 }
             })
             .collect();
-        SelfPlay { env, slots }
+        SelfPlay {
+            env,
+            slots,
+            finished: None,
+        }
+    }
+
+    /// Keep every finished game (for game records) until
+    /// [`SelfPlay::take_finished_games`] takes them.
+    pub fn keep_finished_games(&mut self) {
+        self.finished.get_or_insert_with(Vec::new);
+    }
+
+    /// The games finished since the last call, with their outcomes (empty
+    /// unless [`SelfPlay::keep_finished_games`] was called).
+    pub fn take_finished_games(&mut self) -> Vec<(Game, Outcome)> {
+        self.finished.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Number of games played at once.
@@ -345,8 +364,11 @@ impl SelfPlay {
                 }
                 e
             };
-            if let Some((o, _game)) = ended {
+            if let Some((o, game)) = ended {
                 self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
+                if let Some(f) = self.finished.as_mut() {
+                    f.push((game, o));
+                }
                 on_game(stats);
             }
             if i == 0 {

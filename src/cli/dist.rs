@@ -1,0 +1,226 @@
+//! `damone actor`, `damone learner` and `damone store`: self-play on many
+//! machines over the library's [`damone::dist`].
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use damone::dist::{
+    audit, run_actor, scheduler_index, ActorEvent, ActorOptions, Learner, LearnerEvent, Store, StoreOptions,
+    Taken,
+};
+use damone::net::DeviceChoice;
+use damone::run::RunConfig;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Where the shared store is.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// The shared store: file:///path/to/folder or s3://bucket/prefix (S3
+    /// credentials and region from the usual AWS_* environment variables).
+    #[arg(long, value_name = "URL")]
+    pub store: String,
+    /// S3 endpoint for S3-compatible stores (MinIO, Ceph, Garage, R2,
+    /// moto): e.g. http://127.0.0.1:9000; default AWS_ENDPOINT_URL or AWS.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+}
+
+impl StoreArgs {
+    fn open(&self) -> Result<Store> {
+        let mut o = StoreOptions::new();
+        o.endpoint = self.endpoint.clone();
+        Ok(Store::open(&self.store, &o)?)
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ActorArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// This actor's index (part of its shard names); default
+    /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job), SLURM_ARRAY_TASK_ID
+    /// (Slurm array job), or 0.
+    #[arg(long)]
+    pub index: Option<u32>,
+    /// Stop after writing this many shards (default: until the learner is done).
+    #[arg(long)]
+    pub shards: Option<u64>,
+    /// Worker threads (default: the run's `threads`).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// cpu, gpu or auto (default: the run's `device`).
+    #[arg(long, value_name = "cpu|gpu|auto")]
+    pub device: Option<DeviceChoice>,
+    /// Seconds to wait for a learner to publish its first model.
+    #[arg(long, default_value_t = 600)]
+    pub wait: u64,
+    /// No per-shard lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run_actor_cmd(a: ActorArgs) -> Result<()> {
+    let store = a.store.open()?;
+    let index = match a.index {
+        Some(i) => i,
+        None => scheduler_index()?.unwrap_or(0),
+    };
+    let opts = ActorOptions {
+        index,
+        max_shards: a.shards,
+        threads: a.threads,
+        device: a.device,
+        wait_for_learner: Duration::from_secs(a.wait),
+    };
+    let quiet = a.quiet;
+    let stop = AtomicBool::new(false);
+    run_actor(&store, &opts, &stop, &mut |e| match e {
+        ActorEvent::Started { name, device } => {
+            eprintln!("actor {name} on {}, device {device}", store.name())
+        }
+        ActorEvent::Waiting => eprintln!("waiting for a learner to publish model 0 in {}", store.name()),
+        ActorEvent::Model { version } if !quiet => eprintln!("playing with model {version}"),
+        ActorEvent::BadWeights { version, why } => {
+            eprintln!("warning: model {version}'s weights fail their check ({why}); not used")
+        }
+        ActorEvent::Shard {
+            key,
+            games,
+            samples,
+            seconds,
+        } if !quiet => eprintln!(
+            "{key}: {games} games, {samples} samples in {seconds:.1} s ({:.2} games/s)",
+            *games as f64 / seconds.max(1e-9)
+        ),
+        ActorEvent::Dropped { key, newest } => {
+            eprintln!("dropped {key}: the learner is at model {newest}, too far ahead")
+        }
+        ActorEvent::Finished { shards } => eprintln!("actor done: {shards} shards written"),
+        _ => {}
+    })?;
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct LearnerArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Config for a new run (default: the embedded configs/default.toml);
+    /// a store that already holds a run keeps its own run.toml.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override a config value (repeatable). On a store that holds a run,
+    /// only the keys that may change on resume (as for train --resume).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// cpu, gpu or auto (default: the run's `device`).
+    #[arg(long, value_name = "cpu|gpu|auto")]
+    pub device: Option<DeviceChoice>,
+    /// No per-version lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
+    let store = a.store.open()?;
+    let name = store.name().to_string();
+    let fresh = RunConfig::load(a.config.as_deref(), &a.sets)?;
+    let has_run = damone::dist::learner::store_config(&store)?.is_some();
+    let sets = if has_run { a.sets.clone() } else { Vec::new() };
+    if has_run && a.config.is_some() {
+        eprintln!("note: {name} already holds a run; its run.toml is used, not --config");
+    }
+    let mut learner =
+        Learner::open(store, &fresh, &sets, a.device).with_context(|| format!("learner on {name}"))?;
+    let quiet = a.quiet;
+    let stop = AtomicBool::new(false);
+    learner.run(&stop, &mut |e| match e {
+        LearnerEvent::Started {
+            epoch,
+            version,
+            resumed,
+            device,
+        } => eprintln!(
+            "learner epoch {epoch} on {name}, device {device}: {} model {version}",
+            if *resumed { "resumed from" } else { "published" }
+        ),
+        LearnerEvent::Shard { key, taken, why } if *taken != Taken::Used => {
+            eprintln!(
+                "skipped {key} ({}): {why}",
+                if *taken == Taken::Stale {
+                    "stale"
+                } else {
+                    "corrupt"
+                }
+            )
+        }
+        LearnerEvent::Published(r) if !quiet => eprintln!(
+            "model {}: {} shards, {} games, {} samples in all, step {}, loss {:.3}/{:.3}, {:.0} s",
+            r.version,
+            r.shards.len(),
+            r.games,
+            r.samples,
+            r.step,
+            r.loss_policy,
+            r.loss_value,
+            r.wall_s
+        ),
+        LearnerEvent::Reloaded { version } => {
+            eprintln!("another learner published model {version} first; continuing from its state")
+        }
+        LearnerEvent::Finished { version } => eprintln!("learner done at model {version}"),
+        _ => {}
+    })?;
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct StoreStatusArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Exit with an error when a shard was lost or used twice, or a model
+    /// version is missing.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run_store_status(a: StoreStatusArgs) -> Result<()> {
+    let store = a.store.open()?;
+    let au = audit(&store)?;
+    println!("| version | epoch | step | games | samples | shards | loss (policy/value) | wall s |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for r in &au.models {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.3}/{:.3} | {:.0} |",
+            r.version,
+            r.epoch,
+            r.step,
+            r.games,
+            r.samples,
+            r.shards.len(),
+            r.loss_policy,
+            r.loss_value,
+            r.wall_s
+        );
+    }
+    println!(
+        "shards: {} in the store, {} used, {} stale, {} corrupt, {} waiting, {} lost, {} used twice; learner {}",
+        au.shards,
+        au.used,
+        au.stale,
+        au.corrupt,
+        au.waiting,
+        au.missed.len(),
+        au.used_twice.len(),
+        if au.done { "done" } else { "not done" }
+    );
+    let problems = au.problems();
+    for p in &problems {
+        eprintln!("problem: {p}");
+    }
+    if a.check && !problems.is_empty() {
+        bail!("{} problem(s) in {}", problems.len(), store.name());
+    }
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! An actor: plays self-play games with the newest published model and
+//! writes them to the store as shards. It holds no state: a restarted
+//! actor starts new games under a new name, losing only the games that
+//! were in flight.
+
+use super::learner::{newest_model, store_config};
+use super::protocol::{sha256_hex, shard_key, weights_key, ModelRecord, Shard, DONE_KEY};
+use super::store::{Created, Store};
+use super::DistError;
+use crate::game::{to_pdn, PdnHeaders, Position};
+use crate::net::{net_from_bytes, ComputeDevice, DeviceChoice, NetEvaluator};
+use crate::run::RunConfig;
+use crate::selfplay::SelfPlay;
+use crate::util::rng_stream;
+use rand::Rng as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How an actor runs.
+#[derive(Clone, Debug)]
+pub struct ActorOptions {
+    /// The actor's index (its place in a job array); part of its name.
+    pub index: u32,
+    /// Stop after writing this many shards (None: until the learner is done).
+    pub max_shards: Option<u64>,
+    /// Worker threads (None: the run's `threads`).
+    pub threads: Option<usize>,
+    /// Device (None: the run's `device`).
+    pub device: Option<DeviceChoice>,
+    /// Give up when no learner has written the run's config after this long.
+    pub wait_for_learner: Duration,
+}
+
+impl Default for ActorOptions {
+    fn default() -> Self {
+        ActorOptions {
+            index: 0,
+            max_shards: None,
+            threads: None,
+            device: None,
+            wait_for_learner: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The actor index a scheduler gives: `JOB_COMPLETION_INDEX` (a Kubernetes
+/// Indexed Job) or `SLURM_ARRAY_TASK_ID` (a Slurm array job).
+pub fn scheduler_index() -> Result<Option<u32>, DistError> {
+    for var in ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"] {
+        if let Ok(v) = std::env::var(var) {
+            return v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| DistError::Config(format!("{var}={v:?} is not an actor index (a number)")));
+        }
+    }
+    Ok(None)
+}
+
+/// What an actor reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActorEvent {
+    /// Started as `name` on `device`.
+    Started { name: String, device: String },
+    /// Waiting for a learner to write the run's config or model 0.
+    Waiting,
+    /// Playing with model `version`.
+    Model { version: u64 },
+    /// Model `version`'s weights did not match their hash.
+    BadWeights { version: u64, why: String },
+    /// A shard was written.
+    Shard {
+        key: String,
+        games: u32,
+        samples: usize,
+        seconds: f64,
+    },
+    /// A shard was dropped: the learner moved past its model.
+    Dropped { key: String, newest: u64 },
+    /// The learner is done; the actor stops.
+    Finished { shards: u64 },
+}
+
+/// Download and check model `rec`'s weights.
+fn load_weights(store: &Store, rec: &ModelRecord) -> Result<Vec<u8>, String> {
+    let key = weights_key(&rec.sha256);
+    let bytes = match store.get(&key) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Err(format!("{key} is missing")),
+        Err(e) => return Err(e.to_string()),
+    };
+    let got = sha256_hex(&bytes);
+    if got != rec.sha256 {
+        return Err(format!("{key} has SHA-256 {got}"));
+    }
+    Ok(bytes)
+}
+
+/// Run an actor until the learner is done, `max_shards` are written or
+/// `stop` is set. Returns the number of shards written.
+pub fn run_actor(
+    store: &Store,
+    opts: &ActorOptions,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(&ActorEvent),
+) -> Result<u64, DistError> {
+    let t_wait = Instant::now();
+    let mut waiting = false;
+    // The run's config and model 0, written by the learner.
+    let (cfg, mut model) = loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        if let (Some(text), Some(rec)) = (store_config(store)?, newest_model(store)?) {
+            let cfg = RunConfig::from_toml(&text, &[], "run.toml in the store")
+                .map_err(|e| DistError::Config(e.to_string()))?;
+            break (cfg, rec);
+        }
+        if t_wait.elapsed() > opts.wait_for_learner {
+            return Err(DistError::Config(format!(
+                "no learner has published a model in {} after {} s",
+                store.name(),
+                opts.wait_for_learner.as_secs()
+            )));
+        }
+        if !waiting {
+            on(&ActorEvent::Waiting);
+            waiting = true;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let compute = ComputeDevice::select(opts.device.unwrap_or(cfg.device))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(cfg.threads))
+        .build()
+        .map_err(|e| DistError::Config(format!("thread pool: {e}")))?;
+    let nonce: u32 = rand::random();
+    let name = format!("a{:04}-{nonce:08x}", opts.index);
+    on(&ActorEvent::Started {
+        name: name.clone(),
+        device: compute.describe().to_string(),
+    });
+    let mut sp_cfg = cfg.selfplay.clone();
+    sp_cfg.games_per_iteration = cfg.dist.games_per_shard;
+    let seed = rng_stream(cfg.seed ^ ((opts.index as u64) << 32 | nonce as u64), "actor", 0).random();
+    let mut selfplay = SelfPlay::new(&sp_cfg, Position::start(cfg.variant), cfg.rules, seed);
+    selfplay.keep_finished_games();
+    let poll = Duration::from_secs_f64(cfg.dist.poll_seconds);
+    let mut evaluator: Option<(u64, NetEvaluator)> = None;
+    let mut written = 0u64;
+    let mut seq = 0u64;
+    while !stop.load(Ordering::Relaxed) && opts.max_shards.is_none_or(|m| written < m) {
+        if store.get(DONE_KEY)?.is_some() {
+            break;
+        }
+        if let Some(rec) = newest_model(store)? {
+            model = rec;
+        }
+        if evaluator.as_ref().is_none_or(|(v, _)| *v != model.version) {
+            match load_weights(store, &model).and_then(|w| {
+                net_from_bytes(&cfg.model, w, compute.burn(), "model weights").map_err(|e| e.to_string())
+            }) {
+                Ok(net) => {
+                    evaluator = Some((model.version, NetEvaluator::on_device(&net, &compute)));
+                    on(&ActorEvent::Model {
+                        version: model.version,
+                    });
+                }
+                Err(why) => {
+                    on(&ActorEvent::BadWeights {
+                        version: model.version,
+                        why,
+                    });
+                    if evaluator.is_none() {
+                        std::thread::sleep(poll);
+                        continue;
+                    }
+                    // Go on with the last good model.
+                }
+            }
+        }
+        let (version, ev) = evaluator.as_mut().expect("a model");
+        let version = *version;
+        let t = Instant::now();
+        let sp_seed = rng_stream(seed, "shard", seq).random();
+        let (samples, stats) = pool
+            .install(|| selfplay.run_iteration(&cfg.search, &sp_cfg, ev, sp_seed, &mut |_| {}, &mut |_| {}));
+        let pdn: String = selfplay
+            .take_finished_games()
+            .iter()
+            .enumerate()
+            .map(|(i, (g, o))| {
+                let h = PdnHeaders {
+                    event: format!("damone self-play, model {version}"),
+                    round: format!("{}", i + 1),
+                    white: format!("model {version}"),
+                    black: format!("model {version}"),
+                    extra: vec![("Actor".into(), name.clone())],
+                    ..Default::default()
+                };
+                to_pdn(g, Some(o), &h) + "\n"
+            })
+            .collect();
+        let key = shard_key(version, &name, seq);
+        seq += 1;
+        // A shard the learner would skip as stale is not written.
+        let newest = newest_model(store)?.map_or(version, |r| r.version);
+        if newest > version + cfg.dist.max_staleness as u64 {
+            on(&ActorEvent::Dropped { key, newest });
+            continue;
+        }
+        let shard = Shard {
+            model_version: version,
+            actor: name.clone(),
+            games: stats.games,
+            plies: stats.plies,
+            samples,
+            pdn,
+        };
+        let n = shard.samples.len();
+        if store.put_create(&key, &shard.to_bytes())? == Created::Conflict {
+            return Err(DistError::Corrupt(
+                key,
+                "another object has this actor's shard name".into(),
+            ));
+        }
+        written += 1;
+        on(&ActorEvent::Shard {
+            key,
+            games: stats.games,
+            samples: n,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+    }
+    on(&ActorEvent::Finished { shards: written });
+    Ok(written)
+}

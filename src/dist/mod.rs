@@ -1,0 +1,157 @@
+//! Self-play on many machines: stateless actors and one learner that share
+//! nothing but an object store (`file:///path`, `s3://bucket/prefix`).
+//!
+//! ```text
+//! actor 0..N:  newest models/vN.toml -> weights/<sha256>.bpk (hash checked)
+//!              -> self-play -> shards/vN/<actor>-<seq>.shard (create-only)
+//! learner:     shards of models >= vN-K -> replay window -> train
+//!              -> weights (by hash) -> learner/state/... -> models/vN+1.toml
+//! ```
+//!
+//! Every object is written once ([`store::Store::put_create`]); the object
+//! layout and formats are in [`protocol`]. The learner claims an epoch
+//! (create-only) when it starts and checks before each publication that no
+//! newer epoch exists, so a stale learner that is still running is fenced
+//! out. Its checkpoint records every shard it has taken, so a restarted
+//! learner neither loses nor double-counts one. [`audit`] checks a store
+//! after the fact.
+
+pub mod actor;
+pub mod learner;
+pub mod protocol;
+pub mod store;
+
+pub use actor::{run_actor, scheduler_index, ActorEvent, ActorOptions};
+pub use learner::{all_models, newest_model, Learner, LearnerEvent};
+pub use protocol::{LearnerState, ModelRecord, Shard, Taken};
+pub use store::{Created, Store, StoreError, StoreOptions};
+
+use crate::net::DeviceError;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Why an actor or a learner stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("config: {0}")]
+    Config(String),
+    #[error("{0} is missing from the store")]
+    Missing(String),
+    #[error("{0} is corrupt: {1}")]
+    Corrupt(String, String),
+    #[error("fenced out: this learner holds epoch {mine} but a learner with epoch {newer} has started; stop this one")]
+    Fenced { mine: u64, newer: u64 },
+    #[error("cannot serialise the network: {0}")]
+    Weights(String),
+    #[error("device: {0}")]
+    Device(#[from] DeviceError),
+}
+
+/// What a store holds, and what is wrong with it.
+#[derive(Clone, Debug, Default)]
+pub struct Audit {
+    /// Model records, oldest first.
+    pub models: Vec<ModelRecord>,
+    /// Shards in the store.
+    pub shards: usize,
+    /// Shards the learner trained on, skipped as stale, skipped as corrupt.
+    pub used: usize,
+    pub stale: usize,
+    pub corrupt: usize,
+    /// Shards not taken yet, of models still fresh enough.
+    pub waiting: usize,
+    /// Shards of models past the staleness limit that the learner never
+    /// took (lost).
+    pub missed: Vec<String>,
+    /// Shards named in more than one model record (used twice).
+    pub used_twice: Vec<String>,
+    /// Model versions missing from 0..=newest.
+    pub gaps: Vec<u64>,
+    /// The learner wrote its done marker.
+    pub done: bool,
+}
+
+impl Audit {
+    /// Everything wrong, one line each (empty when the store is sound).
+    pub fn problems(&self) -> Vec<String> {
+        let mut p = Vec::new();
+        p.extend(
+            self.missed
+                .iter()
+                .map(|k| format!("shard {k} was never taken (lost)")),
+        );
+        p.extend(
+            self.used_twice
+                .iter()
+                .map(|k| format!("shard {k} was used twice")),
+        );
+        p.extend(self.gaps.iter().map(|v| format!("model version {v} is missing")));
+        p
+    }
+}
+
+/// Check a store: every shard taken once at most, none lost, model
+/// versions contiguous.
+pub fn audit(store: &Store) -> Result<Audit, DistError> {
+    let models = all_models(store)?;
+    let mut a = Audit {
+        done: store.get(protocol::DONE_KEY)?.is_some(),
+        ..Default::default()
+    };
+    let newest = models.last().map_or(0, |r| r.version);
+    let have: BTreeSet<u64> = models.iter().map(|r| r.version).collect();
+    a.gaps = (0..=newest)
+        .filter(|v| !models.is_empty() && !have.contains(v))
+        .collect();
+    let mut named: BTreeMap<&str, u32> = BTreeMap::new();
+    for r in &models {
+        for k in &r.shards {
+            *named.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    a.used_twice = named
+        .iter()
+        .filter(|(_, &n)| n > 1)
+        .map(|(k, _)| k.to_string())
+        .collect();
+    let taken = match models.last() {
+        Some(r) => {
+            let bytes = store
+                .get(&r.checkpoint)?
+                .ok_or_else(|| DistError::Missing(r.checkpoint.clone()))?;
+            LearnerState::from_bytes(&bytes)
+                .map_err(|e| DistError::Corrupt(r.checkpoint.clone(), e.to_string()))?
+                .taken
+        }
+        None => BTreeMap::new(),
+    };
+    let staleness = match learner::store_config(store)? {
+        Some(t) => {
+            crate::run::RunConfig::from_toml(&t, &[], "run.toml in the store")
+                .map_err(|e| DistError::Config(e.to_string()))?
+                .dist
+                .max_staleness as u64
+        }
+        None => 0,
+    };
+    for key in store.list("shards/")? {
+        a.shards += 1;
+        match taken.get(&key) {
+            Some((Taken::Used, _)) => a.used += 1,
+            Some((Taken::Stale, _)) => a.stale += 1,
+            Some((Taken::Corrupt, _)) => a.corrupt += 1,
+            None => {
+                let v = key
+                    .strip_prefix("shards/")
+                    .and_then(|k| protocol::key_number(k.split('/').next().unwrap_or(""), 'v'));
+                match v {
+                    Some(v) if v + staleness < newest => a.missed.push(key),
+                    _ => a.waiting += 1,
+                }
+            }
+        }
+    }
+    a.models = models;
+    Ok(a)
+}

@@ -1,0 +1,326 @@
+//! The shared store: object storage through the `object_store` crate
+//! (`file:///path`, `s3://bucket/prefix`, `memory://`), seen through a
+//! blocking API with the few operations the protocol needs, every one
+//! retried with exponential backoff on transient errors.
+//!
+//! Create-only writes ([`Store::put_create`]) are the protocol's only
+//! synchronisation. A write that landed but whose reply was lost (a
+//! timeout) is retried; the retry then finds the object and compares it
+//! with what it meant to write, so an idempotent retry succeeds and a
+//! different object under the same key is reported as a conflict.
+//! [`Store::check_create_only`] refuses a store that ignores create-only
+//! writes.
+
+use object_store::aws::AmazonS3Builder;
+use object_store::local::LocalFileSystem;
+use object_store::memory::InMemory;
+use object_store::path::Path as ObjPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Why the store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store URL '{0}': {1}")]
+    Url(String, String),
+    #[error("store {store}: {op} {key}: {source}")]
+    Op {
+        store: String,
+        op: &'static str,
+        key: String,
+        #[source]
+        source: Box<object_store::Error>,
+    },
+    #[error("store {0} ignores create-only writes (a second create of the same object succeeded); the protocol needs them: use a store with conditional writes (S3 If-None-Match)")]
+    NotCreateOnly(String),
+}
+
+/// How the store is reached.
+#[derive(Clone, Debug, Default)]
+pub struct StoreOptions {
+    /// S3 endpoint (`http://127.0.0.1:9000` for MinIO, moto, Garage...);
+    /// `AWS_ENDPOINT_URL` when not given.
+    pub endpoint: Option<String>,
+    /// Attempts per operation before an error is returned (at least 1).
+    pub attempts: u32,
+    /// The first backoff between attempts; it doubles up to 10 s.
+    pub backoff: Duration,
+}
+
+impl StoreOptions {
+    /// Six attempts, 200 ms first backoff.
+    pub fn new() -> StoreOptions {
+        StoreOptions {
+            endpoint: None,
+            attempts: 6,
+            backoff: Duration::from_millis(200),
+        }
+    }
+}
+
+/// What a create-only write found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Created {
+    /// The object now holds these bytes (written now, or by an earlier
+    /// attempt of the same write).
+    Written,
+    /// Another object was there first.
+    Conflict,
+}
+
+/// A store and a key prefix (see the module docs).
+pub struct Store {
+    inner: Arc<dyn ObjectStore>,
+    prefix: String,
+    name: String,
+    rt: tokio::runtime::Runtime,
+    opts: StoreOptions,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Store({})", self.name)
+    }
+}
+
+fn transient(e: &object_store::Error) -> bool {
+    !matches!(
+        e,
+        object_store::Error::NotFound { .. }
+            | object_store::Error::AlreadyExists { .. }
+            | object_store::Error::Precondition { .. }
+            | object_store::Error::NotImplemented { .. }
+            | object_store::Error::NotSupported { .. }
+            | object_store::Error::InvalidPath { .. }
+            | object_store::Error::UnknownConfigurationKey { .. }
+    )
+}
+
+impl Store {
+    /// Open `url`: `file:///path` (the folder is created), `s3://bucket`
+    /// or `s3://bucket/prefix` (credentials and region from the usual
+    /// `AWS_*` environment variables), or `memory://` (this process only).
+    pub fn open(url: &str, opts: &StoreOptions) -> Result<Store, StoreError> {
+        let bad = |why: String| StoreError::Url(url.to_string(), why);
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| bad("expected file:///path, s3://bucket/prefix or memory://".into()))?;
+        let (inner, prefix): (Arc<dyn ObjectStore>, String) = match scheme {
+            "file" => {
+                if !rest.starts_with('/') {
+                    return Err(bad(
+                        "a file URL needs an absolute path: file:///path/to/folder".into()
+                    ));
+                }
+                std::fs::create_dir_all(rest).map_err(|e| bad(format!("cannot create {rest}: {e}")))?;
+                let fs = LocalFileSystem::new_with_prefix(rest).map_err(|e| bad(e.to_string()))?;
+                (Arc::new(fs), String::new())
+            }
+            "s3" => {
+                let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+                if bucket.is_empty() {
+                    return Err(bad("no bucket name: s3://bucket/prefix".into()));
+                }
+                let mut b = AmazonS3Builder::from_env().with_bucket_name(bucket);
+                let endpoint = opts
+                    .endpoint
+                    .clone()
+                    .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
+                if let Some(ep) = endpoint {
+                    b = b.with_allow_http(ep.starts_with("http://")).with_endpoint(ep);
+                }
+                if std::env::var("AWS_REGION").is_err() && std::env::var("AWS_DEFAULT_REGION").is_err() {
+                    b = b.with_region("us-east-1");
+                }
+                let s3 = b.build().map_err(|e| bad(e.to_string()))?;
+                (Arc::new(s3), prefix.trim_matches('/').to_string())
+            }
+            "memory" => (Arc::new(InMemory::new()), rest.trim_matches('/').to_string()),
+            other => {
+                return Err(bad(format!(
+                    "unknown scheme '{other}' (file://, s3:// or memory://)"
+                )))
+            }
+        };
+        Ok(Store::with(inner, &prefix, url, opts.clone()))
+    }
+
+    /// A store over any `object_store` implementation (a wrapper, a test
+    /// double) under `prefix`.
+    pub fn with(inner: Arc<dyn ObjectStore>, prefix: &str, name: &str, opts: StoreOptions) -> Store {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        Store {
+            inner,
+            prefix: prefix.trim_matches('/').to_string(),
+            name: name.to_string(),
+            rt,
+            opts,
+        }
+    }
+
+    /// Another handle on the same objects, as a second process would have.
+    pub fn handle(&self) -> Store {
+        Store::with(self.inner.clone(), &self.prefix, &self.name, self.opts.clone())
+    }
+
+    /// The URL or name it was opened with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn path(&self, key: &str) -> ObjPath {
+        if self.prefix.is_empty() {
+            ObjPath::from(key)
+        } else {
+            ObjPath::from(format!("{}/{key}", self.prefix))
+        }
+    }
+
+    fn err(&self, op: &'static str, key: &str, source: object_store::Error) -> StoreError {
+        StoreError::Op {
+            store: self.name.clone(),
+            op,
+            key: key.to_string(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Run `f` until it succeeds, fails for good, or runs out of attempts.
+    fn retry<T, F, Fut>(&self, mut f: F) -> Result<T, (object_store::Error, u32)>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = object_store::Result<T>>,
+    {
+        let mut wait = self.opts.backoff;
+        let attempts = self.opts.attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            match self.rt.block_on(f()) {
+                Ok(v) => return Ok(v),
+                Err(e) if transient(&e) && attempt < attempts => {
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(10));
+                    attempt += 1;
+                }
+                Err(e) => return Err((e, attempt)),
+            }
+        }
+    }
+
+    /// The object under `key`, or None when there is none.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let p = self.path(key);
+        let inner = self.inner.clone();
+        match self.retry(|| {
+            let (inner, p) = (inner.clone(), p.clone());
+            async move { inner.get(&p).await?.bytes().await }
+        }) {
+            Ok(b) => Ok(Some(b.to_vec())),
+            Err((object_store::Error::NotFound { .. }, _)) => Ok(None),
+            Err((e, _)) => Err(self.err("get", key, e)),
+        }
+    }
+
+    /// Write `bytes` under `key` unless an object is there (see the module
+    /// docs for retries).
+    pub fn put_create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
+        let p = self.path(key);
+        let payload = PutPayload::from(bytes.to_vec());
+        let inner = self.inner.clone();
+        let r = self.retry(|| {
+            let (inner, p, payload) = (inner.clone(), p.clone(), payload.clone());
+            async move {
+                let opts = PutOptions {
+                    mode: PutMode::Create,
+                    ..Default::default()
+                };
+                inner.put_opts(&p, payload, opts).await
+            }
+        });
+        match r {
+            Ok(_) => Ok(Created::Written),
+            Err((object_store::Error::AlreadyExists { .. }, _)) => {
+                // Our own earlier attempt (its reply lost), or the same
+                // content-addressed object, counts as written.
+                if self.get(key)?.as_deref() == Some(bytes) {
+                    Ok(Created::Written)
+                } else {
+                    Ok(Created::Conflict)
+                }
+            }
+            Err((e, _)) => Err(self.err("create", key, e)),
+        }
+    }
+
+    /// Write `bytes` under `key`, replacing what is there.
+    pub fn put_overwrite(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let p = self.path(key);
+        let payload = PutPayload::from(bytes.to_vec());
+        let inner = self.inner.clone();
+        self.retry(|| {
+            let (inner, p, payload) = (inner.clone(), p.clone(), payload.clone());
+            async move { inner.put(&p, payload).await }
+        })
+        .map(|_| ())
+        .map_err(|(e, _)| self.err("put", key, e))
+    }
+
+    /// Remove `key` (no error when it is not there).
+    pub fn delete(&self, key: &str) -> Result<(), StoreError> {
+        let p = self.path(key);
+        let inner = self.inner.clone();
+        match self.retry(|| {
+            let (inner, p) = (inner.clone(), p.clone());
+            async move { inner.delete(&p).await }
+        }) {
+            Ok(()) | Err((object_store::Error::NotFound { .. }, _)) => Ok(()),
+            Err((e, _)) => Err(self.err("delete", key, e)),
+        }
+    }
+
+    /// Every key under `prefix` (a folder such as `models/`), relative to
+    /// the store's prefix, sorted.
+    pub fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        use futures_util::TryStreamExt as _;
+        let p = self.path(prefix.trim_end_matches('/'));
+        let inner = self.inner.clone();
+        let strip = if self.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", self.prefix)
+        };
+        let mut keys: Vec<String> = self
+            .retry(|| {
+                let (inner, p) = (inner.clone(), p.clone());
+                async move { inner.list(Some(&p)).try_collect::<Vec<_>>().await }
+            })
+            .map_err(|(e, _)| self.err("list", prefix, e))?
+            .into_iter()
+            .map(|m| {
+                let s = m.location.to_string();
+                s.strip_prefix(&strip).map(str::to_string).unwrap_or(s)
+            })
+            .collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// Refuse a store whose create-only writes overwrite: create a probe
+    /// object twice with different bytes; the second must be refused.
+    pub fn check_create_only(&self) -> Result<(), StoreError> {
+        let nonce: u64 = rand::random();
+        let key = format!("probe/{nonce:016x}");
+        let first = self.put_create(&key, b"first")?;
+        let second = self.put_create(&key, b"second");
+        let kept = self.get(&key);
+        let _ = self.delete(&key);
+        match (first, second?, kept?) {
+            (Created::Written, Created::Conflict, Some(b)) if b == b"first" => Ok(()),
+            _ => Err(StoreError::NotCreateOnly(self.name.clone())),
+        }
+    }
+}
