@@ -180,6 +180,10 @@ fn shards_round_trip_and_corruption_is_detected() {
     assert!(e.contains("checksum"), "{e}");
     let e = Shard::from_bytes(&bytes[..10]).unwrap_err().to_string();
     assert!(e.contains("game shard"), "{e}");
+    // The store benchmark copies it, reads the copies back and removes them.
+    let b = damone::dist::bench_store(&store, 3).unwrap();
+    assert_eq!((b.shards, b.bytes), (3, bytes.len()));
+    assert!(store.list("bench/").unwrap().is_empty());
 }
 
 #[test]

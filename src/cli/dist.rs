@@ -183,10 +183,27 @@ pub struct StoreStatusArgs {
     /// version is missing.
     #[arg(long)]
     pub check: bool,
+    /// Measure the store's cost per shard instead: write N copies of the
+    /// newest shard create-only, list them, read and decode them, remove them.
+    #[arg(long, value_name = "N")]
+    pub bench: Option<usize>,
 }
 
 pub fn run_store_status(a: StoreStatusArgs) -> Result<()> {
     let store = a.store.open()?;
+    if let Some(n) = a.bench {
+        let b = damone::dist::bench_store(&store, n)?;
+        println!(
+            "{}: {} shards of {} bytes: {:.2} ms per create-only write, {:.2} ms per read+decode, {:.2} ms to list them",
+            store.name(),
+            b.shards,
+            b.bytes,
+            b.put_ms,
+            b.get_ms,
+            b.list_ms
+        );
+        return Ok(());
+    }
     let au = audit(&store)?;
     println!("| version | epoch | step | games | samples | shards | loss (policy/value) | wall s |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");

@@ -155,3 +155,58 @@ pub fn audit(store: &Store) -> Result<Audit, DistError> {
     a.models = models;
     Ok(a)
 }
+
+/// The cost of the store per shard ([`bench_store`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreBench {
+    /// Shards written, listed and read.
+    pub shards: usize,
+    /// Size of each (a copy of the newest shard in the store).
+    pub bytes: usize,
+    /// Mean milliseconds per create-only write.
+    pub put_ms: f64,
+    /// Milliseconds of one listing of the `shards` objects.
+    pub list_ms: f64,
+    /// Mean milliseconds per read, checksum and decode.
+    pub get_ms: f64,
+}
+
+/// Measure what the protocol costs per shard on `store`: `n` copies of
+/// the store's newest shard written create-only under `bench/`, listed,
+/// read back and decoded, then removed.
+pub fn bench_store(store: &Store, n: usize) -> Result<StoreBench, DistError> {
+    use std::time::Instant;
+    let newest = store
+        .list("shards/")?
+        .pop()
+        .ok_or_else(|| DistError::Missing("a shard to copy (run an actor first)".into()))?;
+    let bytes = store
+        .get(&newest)?
+        .ok_or_else(|| DistError::Missing(newest.clone()))?;
+    let dir = format!("bench/{:016x}/", rand::random::<u64>());
+    let n = n.max(1);
+    let t = Instant::now();
+    for i in 0..n {
+        store.put_create(&format!("{dir}{i:06}.shard"), &bytes)?;
+    }
+    let put_ms = t.elapsed().as_secs_f64() * 1e3 / n as f64;
+    let t = Instant::now();
+    let keys = store.list(&dir)?;
+    let list_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    for k in &keys {
+        let b = store.get(k)?.ok_or_else(|| DistError::Missing(k.clone()))?;
+        Shard::from_bytes(&b).map_err(|e| DistError::Corrupt(k.clone(), e.to_string()))?;
+    }
+    let get_ms = t.elapsed().as_secs_f64() * 1e3 / keys.len().max(1) as f64;
+    for k in &keys {
+        store.delete(k)?;
+    }
+    Ok(StoreBench {
+        shards: keys.len(),
+        bytes: bytes.len(),
+        put_ms,
+        list_ms,
+        get_ms,
+    })
+}
