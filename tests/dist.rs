@@ -217,6 +217,13 @@ fn one_learner_and_two_actors_train_over_a_local_folder() {
         .unwrap();
     let written: u64 = actors.into_iter().map(|h| h.join().unwrap()).sum();
     assert_eq!(published, vec![1, 2, 3]);
+    // Learner checkpoints of all but the newest keep_last (2) versions are removed.
+    let states = Store::open(&url, &quick())
+        .unwrap()
+        .list("learner/state/")
+        .unwrap();
+    assert_eq!(states.len(), 2, "{states:?}");
+    assert!(states[1].starts_with("learner/state/v00000003-"), "{states:?}");
     let store = Store::open(&url, &quick()).unwrap();
     let a = audit(&store).unwrap();
     assert!(a.problems().is_empty(), "{:?}", a.problems());
@@ -404,4 +411,50 @@ fn bad_store_urls_get_one_line_errors() {
         let e = Store::open(url, &quick()).unwrap_err().to_string();
         assert!(e.contains(want) && !e.contains('\n'), "{url}: {e}");
     }
+}
+
+#[test]
+fn actors_take_their_index_from_the_scheduler() {
+    let dir = std::env::temp_dir().join(format!("damone-dist-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = format!("file://{}", dir.display());
+    let _learner = Learner::open(Store::open(&url, &quick()).unwrap(), &tiny(&[]), &[], None).unwrap();
+    let actor = |var: &str, value: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_damone"))
+            .args([
+                "actor",
+                "--store",
+                &url,
+                "--shards",
+                "1",
+                "--threads",
+                "1",
+                "--quiet",
+            ])
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env(var, value)
+            .output()
+            .unwrap()
+    };
+    let out = actor("JOB_COMPLETION_INDEX", "5");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = actor("SLURM_ARRAY_TASK_ID", "12");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open(&url, &quick()).unwrap();
+    let names: Vec<String> = store
+        .list("shards/")
+        .unwrap()
+        .iter()
+        .map(|k| k.rsplit('/').next().unwrap()[..5].to_string())
+        .collect();
+    assert_eq!(names, vec!["a0005", "a0012"]);
+    let out = actor("SLURM_ARRAY_TASK_ID", "seven");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SLURM_ARRAY_TASK_ID") && err.lines().count() == 1,
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

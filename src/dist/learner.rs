@@ -315,7 +315,10 @@ impl Learner {
             .store
             .put_create(&model_key(rec.version), rec.to_toml().as_bytes())?
         {
-            Created::Written => Ok(Some(rec)),
+            Created::Written => {
+                self.prune_checkpoints()?;
+                Ok(Some(rec))
+            }
             Created::Conflict => {
                 let theirs = read_model(&self.store, &model_key(rec.version))?;
                 if theirs.epoch > self.epoch {
@@ -331,6 +334,18 @@ impl Learner {
                 }
             }
         }
+    }
+
+    /// Remove the learner checkpoints of all but the newest `keep_last`
+    /// versions (their model records and weights stay).
+    fn prune_checkpoints(&self) -> Result<(), DistError> {
+        let keep = self.cfg.keep_last.max(1) as u64;
+        for key in self.store.list(STATES)? {
+            if key_number(&key, 'v').is_some_and(|v| v + keep <= self.state.version) {
+                self.store.delete(&key)?;
+            }
+        }
+        Ok(())
     }
 
     /// The config in force.
