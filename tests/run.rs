@@ -173,7 +173,7 @@ fn a_tiny_run_through_the_library_api() {
 #[test]
 fn the_measuring_protocol_rates_a_runs_checkpoints() {
     use damone::net::ComputeDevice;
-    use damone::run::rate::{rate, RateConfig, RateEvent, RatingRow};
+    use damone::player::rate::{rate, RateConfig, RateEvent, RatingRow};
     let dir = std::env::temp_dir().join(format!("damone-rate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let run = Run::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();

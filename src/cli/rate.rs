@@ -1,10 +1,10 @@
 //! `damone rate <run folder>`: the measuring protocol over the library's
-//! [`rate`](damone::run::rate::rate); prints each match's line and a table.
+//! [`rate`](damone::player::rate::rate); prints each match's line and a table.
 
 use super::{progress_bar, DeviceOpt};
 use anyhow::{bail, Result};
 use clap::Args;
-use damone::run::rate::{rate, RateConfig, RateEvent, RatingRow};
+use damone::player::rate::{rate, RateConfig, RateEvent, RatingRow};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]

@@ -30,6 +30,8 @@
 //! (burnpack), and a `u64` FNV-1a checksum of everything before it. Version
 //! 1 files (no encoding version) are refused by name.
 
+pub mod rate;
+
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 use crate::game::{DrawRules, Variant};
 use crate::mcts::SearchParams;

@@ -28,7 +28,6 @@
 pub mod checkpoint;
 pub mod config;
 pub mod metrics;
-pub mod rate;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, RunDir, CHECKPOINT_VERSION,

@@ -14,14 +14,14 @@
 //!
 //! The rows are written to `rating.csv` in the run folder ([`RatingRow`]).
 
-use super::checkpoint::{CheckpointError, RunDir};
+use super::{LoadError, LoadedNet};
 use crate::arena::evaluation::{play_searcher_vs_alphabeta, Searcher};
 use crate::arena::tournament::{run_games, schedule};
 use crate::arena::{AlphaBeta, Limits, MatchSettings, Player, PlayerFactory};
 use crate::game::Position;
 use crate::mcts::Budget;
 use crate::net::{bench_games, ComputeDevice, NetEvaluator};
-use crate::player::{LoadError, LoadedNet};
+use crate::run::checkpoint::{CheckpointError, RunDir};
 use crate::util::elo::score_interval;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -192,7 +192,7 @@ pub fn rate(
         .build()
         .map_err(|e| RateError::Invalid(format!("cannot start a thread pool: {e}")))?;
     for k in iters {
-        let ck = super::Checkpoint::open(&run.iter_dir(k))?;
+        let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
         let loaded = LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device);
         let mut settings = MatchSettings::new(ck.config.variant);
         settings.start = Position::start(ck.config.variant);
@@ -306,6 +306,6 @@ pub fn rate(
         }
     }
     let path = dir.join("rating.csv");
-    super::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
+    crate::run::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
 }
