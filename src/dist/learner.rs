@@ -9,7 +9,7 @@ use super::store::{Created, Store};
 use super::DistError;
 use crate::data::ReplayWindow;
 use crate::net::ComputeDevice;
-use crate::run::{resumable, RunConfig};
+use crate::run::{check_resumable, RunConfig};
 use crate::train::Trainer;
 use crate::util::rng_stream;
 use std::collections::BTreeMap;
@@ -41,7 +41,6 @@ pub enum LearnerEvent {
 pub struct Learner {
     store: Store,
     cfg: RunConfig,
-    epoch: u64,
     compute: ComputeDevice,
     pool: Arc<rayon::ThreadPool>,
     trainer: Trainer,
@@ -54,16 +53,9 @@ pub struct Learner {
 }
 
 fn parse_config(text: &str, sets: &[String]) -> Result<RunConfig, DistError> {
-    for s in sets {
-        let key = s.split_once('=').map_or(s.as_str(), |(k, _)| k).trim();
-        if !resumable(key) {
-            return Err(DistError::Config(format!(
-                "--set {s}: the store's run.toml is fixed; only keys that may change on resume may be set ({})",
-                crate::run::RESUME_KEYS.join(", ")
-            )));
-        }
-    }
-    RunConfig::from_toml(text, sets, "run.toml in the store").map_err(|e| DistError::Config(e.to_string()))
+    let config = |e: crate::run::ConfigError| DistError::Config(e.to_string());
+    check_resumable(sets, "on a store that holds a run (its run.toml is fixed)").map_err(config)?;
+    RunConfig::from_toml(text, sets, "run.toml in the store").map_err(config)
 }
 
 /// The newest model record in the store, if any.
@@ -105,15 +97,20 @@ pub fn store_config(store: &Store) -> Result<Option<String>, DistError> {
     }
 }
 
+/// The highest learner epoch claimed so far (0 when none).
+fn newest_epoch(store: &Store) -> Result<u64, DistError> {
+    Ok(store
+        .list(EPOCHS)?
+        .iter()
+        .filter_map(|k| key_number(k, 'e'))
+        .max()
+        .unwrap_or(0))
+}
+
 /// Claim the next learner epoch (create-only); returns it.
 fn claim_epoch(store: &Store) -> Result<u64, DistError> {
     loop {
-        let e = store
-            .list(EPOCHS)?
-            .iter()
-            .filter_map(|k| key_number(k, 'e'))
-            .max()
-            .map_or(1, |e| e + 1);
+        let e = newest_epoch(store)? + 1;
         let host = std::env::var("HOSTNAME").unwrap_or_default();
         let note = format!(
             "pid = {}\nhost = \"{}\"\n",
@@ -181,7 +178,6 @@ impl Learner {
             window: ReplayWindow::new(cfg.train.window),
             store,
             cfg,
-            epoch,
             compute,
             pool,
             trainer,
@@ -228,7 +224,7 @@ impl Learner {
         self.window = ReplayWindow::from_bytes(&st.replay)
             .map_err(|e| DistError::Corrupt(key.clone(), e.to_string()))?;
         self.state = LearnerState {
-            epoch: self.epoch,
+            epoch: self.state.epoch,
             config: self.state.config.clone(),
             ..st
         };
@@ -256,7 +252,7 @@ impl Learner {
             .collect();
         ModelRecord {
             version: self.state.version,
-            epoch: self.epoch,
+            epoch: self.state.epoch,
             sha256: sha,
             checkpoint,
             step: self.state.step,
@@ -277,17 +273,11 @@ impl Learner {
     /// create-only. Fails with [`DistError::Fenced`] when a newer learner
     /// epoch exists or a newer learner published this version.
     fn publish(&mut self, lp: f64, lv: f64) -> Result<Option<ModelRecord>, DistError> {
-        let newest_epoch = self
-            .store
-            .list(EPOCHS)?
-            .iter()
-            .filter_map(|k| key_number(k, 'e'))
-            .max()
-            .unwrap_or(0);
-        if newest_epoch > self.epoch {
+        let newest = newest_epoch(&self.store)?;
+        if newest > self.state.epoch {
             return Err(DistError::Fenced {
-                mine: self.epoch,
-                newer: newest_epoch,
+                mine: self.state.epoch,
+                newer: newest,
             });
         }
         let weights = self.trainer.weights_bytes().map_err(DistError::Weights)?;
@@ -303,7 +293,7 @@ impl Learner {
         self.state.step = self.trainer.step;
         self.state.wall_s += self.started.elapsed().as_secs_f64();
         self.started = Instant::now();
-        let skey = state_key(self.state.version, self.epoch);
+        let skey = state_key(self.state.version, self.state.epoch);
         if self.store.put_create(&skey, &self.state.to_bytes())? == Created::Conflict {
             return Err(DistError::Corrupt(
                 skey,
@@ -321,9 +311,9 @@ impl Learner {
             }
             Created::Conflict => {
                 let theirs = read_model(&self.store, &model_key(rec.version))?;
-                if theirs.epoch > self.epoch {
+                if theirs.epoch > self.state.epoch {
                     Err(DistError::Fenced {
-                        mine: self.epoch,
+                        mine: self.state.epoch,
                         newer: theirs.epoch,
                     })
                 } else {
@@ -354,7 +344,7 @@ impl Learner {
     }
     /// This learner's epoch.
     pub fn epoch(&self) -> u64 {
-        self.epoch
+        self.state.epoch
     }
     /// The newest model version published.
     pub fn version(&self) -> u64 {
@@ -445,12 +435,7 @@ impl Learner {
             self.state.taken.insert(key, (Taken::Used, next));
         }
         self.state.samples += new_samples as u64;
-        let tp = &self.cfg.train;
-        let steps = if self.window.len() >= tp.min_samples {
-            ((new_samples as f64 * tp.sample_reuse as f64) / tp.batch_size as f64).ceil() as u64
-        } else {
-            0
-        };
+        let steps = self.cfg.train.steps_for(new_samples, self.window.len());
         let mut rng = rng_stream(self.cfg.seed, "learner", next);
         let pool = self.pool.clone();
         let (trainer, window) = (&mut self.trainer, &self.window);
@@ -480,7 +465,7 @@ impl Learner {
     /// then write the done marker.
     pub fn run(&mut self, stop: &AtomicBool, on: &mut dyn FnMut(&LearnerEvent)) -> Result<(), DistError> {
         on(&LearnerEvent::Started {
-            epoch: self.epoch,
+            epoch: self.state.epoch,
             version: self.state.version,
             resumed: self.resumed,
             device: self.compute.describe().to_string(),

@@ -190,7 +190,7 @@ impl Store {
     }
 
     /// Run `f` until it succeeds, fails for good, or runs out of attempts.
-    fn retry<T, F, Fut>(&self, mut f: F) -> Result<T, (object_store::Error, u32)>
+    fn retry<T, F, Fut>(&self, mut f: F) -> Result<T, object_store::Error>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = object_store::Result<T>>,
@@ -206,7 +206,7 @@ impl Store {
                     wait = (wait * 2).min(Duration::from_secs(10));
                     attempt += 1;
                 }
-                Err(e) => return Err((e, attempt)),
+                Err(e) => return Err(e),
             }
         }
     }
@@ -220,8 +220,8 @@ impl Store {
             async move { inner.get(&p).await?.bytes().await }
         }) {
             Ok(b) => Ok(Some(b.to_vec())),
-            Err((object_store::Error::NotFound { .. }, _)) => Ok(None),
-            Err((e, _)) => Err(self.err("get", key, e)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.err("get", key, e)),
         }
     }
 
@@ -243,7 +243,7 @@ impl Store {
         });
         match r {
             Ok(_) => Ok(Created::Written),
-            Err((object_store::Error::AlreadyExists { .. }, _)) => {
+            Err(object_store::Error::AlreadyExists { .. }) => {
                 // Our own earlier attempt (its reply lost), or the same
                 // content-addressed object, counts as written.
                 if self.get(key)?.as_deref() == Some(bytes) {
@@ -252,7 +252,7 @@ impl Store {
                     Ok(Created::Conflict)
                 }
             }
-            Err((e, _)) => Err(self.err("create", key, e)),
+            Err(e) => Err(self.err("create", key, e)),
         }
     }
 
@@ -266,7 +266,7 @@ impl Store {
             async move { inner.put(&p, payload).await }
         })
         .map(|_| ())
-        .map_err(|(e, _)| self.err("put", key, e))
+        .map_err(|e| self.err("put", key, e))
     }
 
     /// Remove `key` (no error when it is not there).
@@ -277,8 +277,8 @@ impl Store {
             let (inner, p) = (inner.clone(), p.clone());
             async move { inner.delete(&p).await }
         }) {
-            Ok(()) | Err((object_store::Error::NotFound { .. }, _)) => Ok(()),
-            Err((e, _)) => Err(self.err("delete", key, e)),
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.err("delete", key, e)),
         }
     }
 
@@ -298,7 +298,7 @@ impl Store {
                 let (inner, p) = (inner.clone(), p.clone());
                 async move { inner.list(Some(&p)).try_collect::<Vec<_>>().await }
             })
-            .map_err(|(e, _)| self.err("list", prefix, e))?
+            .map_err(|e| self.err("list", prefix, e))?
             .into_iter()
             .map(|m| {
                 let s = m.location.to_string();

@@ -104,8 +104,26 @@ pub const RESUME_KEYS: [&str; 27] = [
     "selfplay.resign_min_ply",
 ];
 
+/// Refuse a `key=value` change whose key is not in [`RESUME_KEYS`]; the
+/// error says the key cannot change `when` ("when a run is resumed").
+pub fn check_resumable(sets: &[String], when: &str) -> Result<(), ConfigError> {
+    for set in sets {
+        let key = set.split_once('=').map_or(set.as_str(), |(k, _)| k).trim();
+        if !resumable(key) {
+            return Err(ConfigError::Set(
+                set.clone(),
+                format!(
+                    "'{key}' cannot change {when} (these can: {})",
+                    RESUME_KEYS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// True when `key` may change on resume ([`RESUME_KEYS`]).
-pub fn resumable(key: &str) -> bool {
+fn resumable(key: &str) -> bool {
     RESUME_KEYS.iter().any(|k| {
         if k.ends_with('.') {
             key.starts_with(k)
@@ -222,19 +240,7 @@ impl Run {
                 if existing.is_empty() {
                     return Err(RunError::NothingToResume(dir.root));
                 }
-                for set in sets {
-                    let key = set.split_once('=').map_or(set.as_str(), |(k, _)| k).trim();
-                    if !resumable(key) {
-                        return Err(ConfigError::Set(
-                            set.clone(),
-                            format!(
-                                "'{key}' cannot change when a run is resumed (these can: {})",
-                                RESUME_KEYS.join(", ")
-                            ),
-                        )
-                        .into());
-                    }
-                }
+                check_resumable(sets, "when a run is resumed")?;
                 let ck = match dir.latest().and_then(|ck| ck.verify().map(|()| ck)) {
                     Ok(ck) => ck,
                     Err(e @ CheckpointError::Damaged(..)) => match dir.newest_intact() {
@@ -494,11 +500,7 @@ impl Run {
         self.window.extend(samples);
         // Training.
         let mut rng = rng_stream(cfg.seed, "iteration", k as u64);
-        let steps = if self.window.len() >= cfg.train.min_samples {
-            ((new_samples as f64 * cfg.train.sample_reuse as f64) / cfg.train.batch_size as f64).ceil() as u64
-        } else {
-            0
-        };
+        let steps = cfg.train.steps_for(new_samples, self.window.len());
         observer(&Event::Phase {
             iteration: k,
             phase: Phase::Training,

@@ -154,6 +154,17 @@ impl TrainParams {
         Ok(())
     }
 
+    /// Training steps for `new_samples` fresh samples: each is trained on
+    /// `sample_reuse` times in batches of `batch_size`, once the window
+    /// holds `min_samples` (none before).
+    pub fn steps_for(&self, new_samples: usize, window_len: usize) -> u64 {
+        if window_len >= self.min_samples {
+            ((new_samples as f64 * self.sample_reuse as f64) / self.batch_size as f64).ceil() as u64
+        } else {
+            0
+        }
+    }
+
     /// Learning rate at a step (warm-up, then the schedule).
     pub fn lr_at(&self, step: u64) -> f64 {
         let warm = if self.warmup_steps > 0 && step < self.warmup_steps {
