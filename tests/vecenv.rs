@@ -74,3 +74,47 @@ fn random_agents_play_through_the_vecenv() {
         Err(EnvError::IllegalAction { game: 0, .. })
     ));
 }
+
+/// `skip_forced`: a position with one legal move is played at once, with no
+/// network call and no training sample; without it, such positions are
+/// searched and sampled like any other.
+#[test]
+fn selfplay_plays_forced_moves_without_search() {
+    use damone::game::DrawRules;
+    use damone::mcts::{SearchParams, UniformEvaluator};
+    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    let run = |skip: bool| {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 6,
+            parallel_games: 6,
+            full_sims: 8,
+            cheap_sims: 4,
+            full_search_prob: 1.0,
+            resign_threshold: 1.0,
+            skip_forced: skip,
+            ..Default::default()
+        };
+        let rules = DrawRules {
+            no_progress_plies: 40,
+            max_plies: 120,
+        };
+        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 3);
+        let params = SearchParams {
+            simulations: 8,
+            ..Default::default()
+        };
+        sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {})
+    };
+    let (with, s_with) = run(true);
+    let (without, s_without) = run(false);
+    let forced =
+        |samples: &[damone::data::Sample]| samples.iter().filter(|s| s.pos.legal_moves().len() == 1).count();
+    assert!(s_with.forced > 0, "no forced move in 6 games");
+    assert_eq!(forced(&with), 0, "a forced position became a sample");
+    assert!(s_with.samples + s_with.forced <= s_with.plies);
+    assert_eq!(s_without.forced, 0);
+    assert!(
+        forced(&without) > 0,
+        "without the skip, forced positions are sampled"
+    );
+}

@@ -62,6 +62,8 @@ pub struct Metrics {
     pub resignations: u32,
     pub resign_checks: u32,
     pub resign_false_positives: u32,
+    /// Plies of `positions` played with no search (one legal move).
+    pub forced_plies: u64,
 }
 
 impl Metrics {

@@ -74,7 +74,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 27] = [
+pub const RESUME_KEYS: [&str; 28] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -102,6 +102,7 @@ pub const RESUME_KEYS: [&str; 27] = [
     "selfplay.full_search_prob",
     "selfplay.resign_threshold",
     "selfplay.resign_min_ply",
+    "selfplay.skip_forced",
 ];
 
 /// Refuse a `key=value` change whose key is not in [`RESUME_KEYS`]; the
@@ -575,6 +576,7 @@ impl Run {
             resignations: stats.resignations,
             resign_checks: stats.resign_checks,
             resign_false_positives: stats.resign_false_positives,
+            forced_plies: stats.forced,
         };
         let new_evals: Vec<EvalRow> = results
             .iter()

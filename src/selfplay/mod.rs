@@ -54,6 +54,10 @@ pub struct SelfPlayConfig {
     pub no_resign_fraction: f32,
     /// No resignation before this ply.
     pub resign_min_ply: u32,
+    /// Play a move at once, with no search, network call or training
+    /// sample, where it is the only legal one (forced captures are common
+    /// in draughts).
+    pub skip_forced: bool,
 }
 
 impl Default for SelfPlayConfig {
@@ -68,6 +72,7 @@ impl Default for SelfPlayConfig {
             resign_threshold: 0.95,
             no_resign_fraction: 0.2,
             resign_min_ply: 20,
+            skip_forced: true,
         }
     }
 }
@@ -131,6 +136,8 @@ pub struct SelfPlayStats {
     pub eval_seconds: f64,
     /// Games still running when the iteration ended (they carry on).
     pub in_flight: u32,
+    /// Plies played with no search because only one move was legal.
+    pub forced: u64,
 }
 
 impl SelfPlayStats {
@@ -244,6 +251,9 @@ impl SelfPlay {
         let mut out = Vec::new();
         let target = cfg.games_per_iteration;
         while stats.games < target {
+            if cfg.skip_forced {
+                self.play_forced(cfg, &mut stats, &mut out, on_game, on_live);
+            }
             self.start_searches(search, cfg);
             self.evaluate_round(evaluator, &mut stats);
             self.play_finished(cfg, &mut stats, &mut out, on_game, on_live);
@@ -354,26 +364,64 @@ impl SelfPlay {
                     s.would_resign = Some(side);
                 }
             }
-            let ended = if resign {
-                Some(self.env.resign(i))
-            } else {
+            self.play(i, (!resign).then_some(r.best), cfg, stats, out, on_game, on_live);
+        }
+    }
+
+    /// Play the only legal move of every game that is not searching and has
+    /// one, until none has (a chain of forced moves is played at once).
+    fn play_forced(
+        &mut self,
+        cfg: &SelfPlayConfig,
+        stats: &mut SelfPlayStats,
+        out: &mut Vec<Sample>,
+        on_game: &mut dyn FnMut(&SelfPlayStats),
+        on_live: &mut dyn FnMut(&Game),
+    ) {
+        for i in 0..self.slots.len() {
+            while !self.slots[i].searching && self.env.legal_moves(i).len() == 1 {
+                let mv = self.env.legal_moves(i)[0];
+                stats.forced += 1;
+                self.play(i, Some(mv), cfg, stats, out, on_game, on_live);
+            }
+        }
+    }
+
+    /// Play `mv` in game `i` (`None`: its side to move resigns), keeping the
+    /// tree's subtree, and settle the game if that ends it.
+    #[allow(clippy::too_many_arguments)]
+    fn play(
+        &mut self,
+        i: usize,
+        mv: Option<crate::game::Move>,
+        cfg: &SelfPlayConfig,
+        stats: &mut SelfPlayStats,
+        out: &mut Vec<Sample>,
+        on_game: &mut dyn FnMut(&SelfPlayStats),
+        on_live: &mut dyn FnMut(&Game),
+    ) {
+        let ended = match mv {
+            None => Some(self.env.resign(i)),
+            Some(mv) => {
                 stats.plies += 1;
-                let e = self.env.step_game(i, &r.best);
+                let e = self.env.step_game(i, &mv);
                 if e.is_none() {
-                    self.slots[i].tree.as_mut().expect("tree").advance(&r.best);
+                    if let Some(t) = self.slots[i].tree.as_mut() {
+                        t.advance(&mv);
+                    }
                 }
                 e
-            };
-            if let Some((o, game)) = ended {
-                self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
-                if let Some(f) = self.finished.as_mut() {
-                    f.push((game, o));
-                }
-                on_game(stats);
             }
-            if i == 0 {
-                on_live(&self.env.games()[0]);
+        };
+        if let Some((o, game)) = ended {
+            self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
+            if let Some(f) = self.finished.as_mut() {
+                f.push((game, o));
             }
+            on_game(stats);
+        }
+        if i == 0 {
+            on_live(&self.env.games()[0]);
         }
     }
 
