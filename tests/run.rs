@@ -227,6 +227,24 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     for (a, b) in last.iter().zip(&rows[4..7]) {
         assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
     }
+    // `every`: iterations that are multiples of it, and the newest; the rows
+    // go to the file asked for.
+    let curve_csv = dir.join("curve.csv");
+    let curve = rate(
+        run.dir(),
+        &RateConfig {
+            every: 5,
+            equal_time: false,
+            policy_depth: None,
+            csv: Some(curve_csv.clone()),
+            ..cfg.clone()
+        },
+        &ComputeDevice::cpu(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(curve.iter().map(|r| r.iteration).collect::<Vec<_>>(), [2, 2]);
+    assert_eq!(read_rows::<RatingRow>(&curve_csv).unwrap(), curve);
     let e = rate(
         run.dir(),
         &RateConfig { games: 3, ..cfg },

@@ -1,6 +1,8 @@
 //! `damone rate <run folder>`: the measuring protocol over the library's
-//! [`rate`](damone::player::rate::rate); prints each match's line and a table.
+//! [`rate`](damone::player::rate::rate); prints each match's line and a
+//! table, and draws the rating curve (SVG) when several checkpoints are rated.
 
+use super::chart::line_chart;
 use super::{progress_bar, DeviceOpt};
 use anyhow::{bail, Result};
 use clap::Args;
@@ -27,8 +29,16 @@ pub struct RateArgs {
     #[arg(long, default_value_t = 2)]
     pub policy_depth: u32,
     /// Rate only the newest checkpoint.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "every")]
     pub last: bool,
+    /// Rate only checkpoints whose iteration is a multiple of N, and the
+    /// newest (a rating curve of a run kept with a large keep_last).
+    #[arg(long, value_name = "N")]
+    pub every: Option<u32>,
+    /// Write the rows here instead of <run>/rating.csv; the curve goes
+    /// beside it, as the same name with .svg.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
     /// Seed of the openings and of the network's search.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -79,6 +89,8 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
         opening_plies: a.opening_plies,
         seed: a.seed,
         last_only: a.last,
+        every: a.every.unwrap_or(0),
+        csv: a.csv.clone(),
         ..Default::default()
     };
     cfg.validate()?;
@@ -111,6 +123,38 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
     for r in &rows {
         println!("{}", line(r));
     }
-    eprintln!("rows written to {}", a.run.join("rating.csv").display());
+    let csv = a.csv.clone().unwrap_or_else(|| a.run.join("rating.csv"));
+    eprintln!("rows written to {}", csv.display());
+    let curve = curve(&rows);
+    if curve.iter().any(|(_, pts)| pts.len() > 1) {
+        let svg = csv.with_extension("svg");
+        line_chart(
+            &svg,
+            "score against alpha-beta",
+            "training minutes",
+            "score %",
+            &curve,
+        )?;
+        eprintln!("rating curve drawn in {}", svg.display());
+    }
     Ok(())
+}
+
+/// One series per match kind (mode and opponent; equal time as one series
+/// whatever its move time): (training minutes, score %).
+fn curve(rows: &[RatingRow]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in rows {
+        let name = match r.mode.as_str() {
+            "equal-time" => "equal time".to_string(),
+            "policy" => format!("raw policy vs {}", r.opponent),
+            _ => format!("{} sims vs {}", r.sims, r.opponent),
+        };
+        let pt = (r.train_minutes, 100.0 * r.score);
+        match series.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, pts)) => pts.push(pt),
+            None => series.push((name, vec![pt])),
+        }
+    }
+    series
 }

@@ -12,7 +12,9 @@
 //! - **raw policy**: the network's most likely move, no search, against
 //!   alpha-beta at `policy_depth`.
 //!
-//! The rows are written to `rating.csv` in the run folder ([`RatingRow`]).
+//! The rows are written to `rating.csv` in the run folder ([`RatingRow`]),
+//! or to another file; rating every `every`-th checkpoint of a run that
+//! kept many gives its rating curve.
 
 use super::{LoadError, LoadedNet};
 use crate::arena::evaluation::{play_searcher_vs_alphabeta, Searcher};
@@ -49,6 +51,12 @@ pub struct RateConfig {
     pub timing_positions: usize,
     /// Rate only the newest checkpoint.
     pub last_only: bool,
+    /// Rate only the checkpoints whose iteration is a multiple of this, and
+    /// the newest (0 or 1: every kept checkpoint). For a rating curve over
+    /// a run that kept many.
+    pub every: u32,
+    /// Where the rows go (default: `rating.csv` in the run folder).
+    pub csv: Option<PathBuf>,
 }
 
 impl Default for RateConfig {
@@ -63,6 +71,8 @@ impl Default for RateConfig {
             seed: 1,
             timing_positions: 40,
             last_only: false,
+            every: 0,
+            csv: None,
         }
     }
 }
@@ -181,8 +191,11 @@ pub fn rate(
     if iters.is_empty() {
         return Err(RateError::Empty(dir.to_path_buf()));
     }
+    let newest = *iters.last().expect("not empty");
     if cfg.last_only {
         iters.drain(..iters.len() - 1);
+    } else if cfg.every > 1 {
+        iters.retain(|&k| k.is_multiple_of(cfg.every) || k == newest);
     }
     let mut rows = Vec::new();
     // Equal-time games and their timing run on one thread: the figure the
@@ -305,7 +318,7 @@ pub fn rate(
             finish(row, w, d, l, on);
         }
     }
-    let path = dir.join("rating.csv");
+    let path = cfg.csv.clone().unwrap_or_else(|| dir.join("rating.csv"));
     crate::run::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
 }
