@@ -1,6 +1,7 @@
 //! Search and arena: MCTS finds wins with the right sign, is deterministic
-//! per seed, batches across trees, reuses trees; alpha-beta strength steps;
-//! matches are reproducible.
+//! per seed, batches across trees, reuses trees; the evaluation cache
+//! answers as the evaluator would; alpha-beta strength steps; matches are
+//! reproducible.
 
 use damone::arena::tournament::{schedule, GameRecord};
 use damone::arena::{builtin_factory, run_games, AlphaBeta, Limits, MatchSettings, PlayerSpec, Standings};
@@ -168,4 +169,218 @@ fn mcts_beats_random() {
         let s = score_of(&st, spec);
         assert!(s >= 0.8, "{spec}: {s}");
     }
+}
+
+/// A deterministic evaluator whose answer depends on the whole position
+/// (as the network's does), counting the positions it is asked for.
+#[derive(Default)]
+struct ByPosition {
+    asked: u64,
+    calls: u64,
+}
+
+impl Evaluator for ByPosition {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        self.calls += 1;
+        self.asked += batch.len() as u64;
+        batch
+            .iter()
+            .map(|r| {
+                let p = r.game.position();
+                let h =
+                    p.hash() ^ ((p.no_progress() as u64) << 7) ^ (((r.game.repetitions() > 1) as u64) << 3);
+                let mut priors: Vec<f32> = (0..r.moves.len())
+                    .map(|i| 1.0 + ((h >> (i % 60)) & 15) as f32)
+                    .collect();
+                let s: f32 = priors.iter().sum();
+                priors.iter_mut().for_each(|x| *x /= s);
+                let win = (h % 1000) as f32 / 2000.0;
+                Evaluation {
+                    priors,
+                    wdl: Wdl::from_array([win, 0.5, 0.5 - win]),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Positions of seeded random games, some of them repeated.
+fn some_games(n: usize, seed: u64) -> Vec<Game> {
+    use rand::Rng as _;
+    let mut rng = rng_stream(seed, "cache-games", 0);
+    (0..n)
+        .map(|i| {
+            let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+            for _ in 0..(i % 7) * 3 {
+                let ms = g.position().legal_moves();
+                if g.outcome_with(&ms).is_some() {
+                    break;
+                }
+                g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+            }
+            g
+        })
+        .filter(|g| g.outcome().is_none())
+        .collect()
+}
+
+#[test]
+fn eval_cache_answers_as_the_evaluator_and_asks_each_position_once() {
+    let games = some_games(40, 3);
+    let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let reqs: Vec<EvalRequest<'_>> = games
+        .iter()
+        .zip(&moves)
+        .map(|(game, moves)| EvalRequest { game, moves })
+        .collect();
+    let want = ByPosition::default().evaluate(&reqs);
+    let distinct = {
+        let mut keys: Vec<_> = games.iter().map(|g| *g.position()).collect();
+        keys.sort_by_key(|p| p.hash());
+        keys.dedup();
+        keys.len() as u64
+    };
+    assert!(distinct < reqs.len() as u64, "the batch repeats positions");
+    // A large cache: each position is asked once, then never again.
+    let mut cache = EvalCache::new(1 << 12);
+    let mut inner = ByPosition::default();
+    assert_eq!(cache.evaluate(&mut inner, &reqs), want);
+    assert_eq!(inner.asked, distinct);
+    assert_eq!(cache.hits, reqs.len() as u64 - distinct);
+    assert_eq!(cache.evaluate(&mut inner, &reqs), want);
+    assert_eq!(
+        (inner.asked, inner.calls),
+        (distinct, 1),
+        "all answered from the cache"
+    );
+    assert_eq!(cache.lookups, 2 * reqs.len() as u64);
+    // A two-entry cache: positions evict each other, answers stay right.
+    let mut tiny = EvalCache::new(2);
+    let mut inner = ByPosition::default();
+    for _ in 0..3 {
+        assert_eq!(tiny.evaluate(&mut inner, &reqs), want);
+    }
+    assert!(inner.asked > distinct, "a tiny cache must miss again");
+    // Cleared, it asks again.
+    cache.clear();
+    let mut inner = ByPosition::default();
+    assert_eq!(cache.evaluate(&mut inner, &reqs), want);
+    assert_eq!(inner.asked, distinct);
+}
+
+/// Self-play with the evaluation cache plays exactly the same games as
+/// without it (the evaluator is deterministic), with fewer positions sent
+/// to the evaluator.
+#[test]
+fn selfplay_with_eval_cache_plays_the_same_games() {
+    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    let run = |entries: u32| {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 6,
+            parallel_games: 4,
+            full_sims: 16,
+            cheap_sims: 4,
+            eval_cache: entries,
+            ..Default::default()
+        };
+        let rules = DrawRules {
+            no_progress_plies: 40,
+            max_plies: 100,
+        };
+        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 11);
+        let params = SearchParams {
+            simulations: 16,
+            ..Default::default()
+        };
+        let mut ev = ByPosition::default();
+        let mut out = Vec::new();
+        for it in 0..2 {
+            let (samples, stats) = sp.run_iteration(&params, &cfg, &mut ev, 5 + it, &mut |_| {}, &mut |_| {});
+            out.push((samples, stats));
+        }
+        (out, ev.asked)
+    };
+    let (plain, asked_plain) = run(0);
+    let (cached, asked_cached) = run(1 << 14);
+    for ((a, sa), (b, sb)) in plain.iter().zip(&cached) {
+        assert_eq!(a, b, "the cache changed the games");
+        assert_eq!(sa.plies, sb.plies);
+        assert_eq!(sa.cache_hits, 0);
+        assert!(sb.cache_hits > 0, "no position met twice in 6 games");
+        assert_eq!(sb.evals + sb.cache_hits, sa.evals);
+    }
+    assert!(asked_cached < asked_plain);
+}
+
+/// The MCTS-solver: a win in one is proven at once (exact value, all of
+/// the policy target on the winning move); positions of random games where
+/// alpha-beta finds a win in three plies (and not in one) are proven won,
+/// and the move played leaves the opponent proven lost.
+#[test]
+fn the_solver_proves_short_wins_and_losses() {
+    use rand::Rng as _;
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        let params = SearchParams {
+            algorithm: algo,
+            simulations: 64,
+            solver: true,
+            ..Default::default()
+        };
+        let mut t = Tree::new(&game(WIN_IN_ONE), params, rng_stream(1, "t", 0));
+        let r = search(&mut t, &mut UniformEvaluator).unwrap();
+        assert_eq!(t.proven_value(), Some(Wdl::WIN), "{algo:?}");
+        assert_eq!(r.wdl, Wdl::WIN, "{algo:?}");
+        assert_eq!(r.best.to_string(), "c6-b7", "{algo:?}");
+        let i = r.moves.iter().position(|m| m.to_string() == "c6-b7").unwrap();
+        assert_eq!(r.policy[i], 1.0, "{algo:?}: {:?}", r.policy);
+    }
+    let wins_within = |g: &Game, depth: u32| {
+        let limits = Limits {
+            depth: Some(depth),
+            ..Default::default()
+        };
+        AlphaBeta::new("ab".into(), limits).search(g).1 > 90_000
+    };
+    let mut rng = rng_stream(7, "solver-positions", 0);
+    let mut proved = 0;
+    for _ in 0..5000 {
+        if proved == 4 {
+            break;
+        }
+        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        let plies = rng.random_range(20..120);
+        for _ in 0..plies {
+            let ms = g.position().legal_moves();
+            if g.outcome_with(&ms).is_some() {
+                break;
+            }
+            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+        }
+        if g.outcome().is_some() || !wins_within(&g, 3) || wins_within(&g, 1) {
+            continue;
+        }
+        proved += 1;
+        let params = SearchParams {
+            algorithm: if proved % 2 == 0 {
+                SearchAlgorithm::Gumbel
+            } else {
+                SearchAlgorithm::Puct
+            },
+            simulations: 3000,
+            solver: true,
+            ..Default::default()
+        };
+        let fen = g.position().to_fen();
+        let mut t = Tree::new(&g, params.clone(), rng_stream(1, "t", 0));
+        let r = search(&mut t, &mut UniformEvaluator).unwrap();
+        assert_eq!(t.proven_value(), Some(Wdl::WIN), "{fen}");
+        assert_eq!(r.wdl, Wdl::WIN, "{fen}");
+        let mut after = g.clone();
+        after.play_unchecked(&r.best);
+        assert!(after.outcome().is_none(), "{fen}: {} wins in one", r.best);
+        let mut t = Tree::new(&after, params, rng_stream(2, "t", 0));
+        let r2 = search(&mut t, &mut UniformEvaluator).unwrap();
+        assert_eq!(r2.wdl, Wdl::LOSS, "{fen} after {}", r.best);
+    }
+    assert!(proved >= 2, "only {proved} positions with a win in three plies");
 }

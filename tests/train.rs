@@ -206,3 +206,33 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
     assert!(err.contains("format version 99"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The value-target schedule: the search value's weight goes linearly from
+/// `value_q_weight` to `value_q_weight_final` over `schedule_steps`, then
+/// stays; without a final weight it never moves; out of range is refused.
+#[test]
+fn the_value_target_weight_follows_its_schedule() {
+    use damone::train::TrainParams;
+    let fixed = TrainParams {
+        value_q_weight: 0.25,
+        schedule_steps: 1000,
+        ..Default::default()
+    };
+    assert_eq!(fixed.value_q_weight_at(0), 0.25);
+    assert_eq!(fixed.value_q_weight_at(5000), 0.25);
+    let sched = TrainParams {
+        value_q_weight: 0.0,
+        value_q_weight_final: Some(0.5),
+        ..fixed.clone()
+    };
+    assert_eq!(sched.value_q_weight_at(0), 0.0);
+    assert!((sched.value_q_weight_at(500) - 0.25).abs() < 1e-6);
+    assert_eq!(sched.value_q_weight_at(1000), 0.5);
+    assert_eq!(sched.value_q_weight_at(9000), 0.5);
+    let bad = TrainParams {
+        value_q_weight_final: Some(1.5),
+        ..fixed
+    };
+    let e = bad.validate().unwrap_err();
+    assert!(e.contains("train.value_q_weight_final"), "{e}");
+}

@@ -118,3 +118,38 @@ fn selfplay_plays_forced_moves_without_search() {
         "without the skip, forced positions are sampled"
     );
 }
+
+/// Growing simulation counts: full searches go linearly from
+/// `full_sims_start` to `full_sims` over `sims_ramp_steps` training steps,
+/// cheap ones keep their ratio; off, the settings stay as they are.
+#[test]
+fn simulation_counts_grow_over_the_ramp() {
+    use damone::selfplay::SelfPlayConfig;
+    let cfg = SelfPlayConfig {
+        full_sims: 48,
+        cheap_sims: 12,
+        full_sims_start: 16,
+        sims_ramp_steps: 1000,
+        ..Default::default()
+    };
+    let at = |step| {
+        let c = cfg.at_step(step);
+        (c.full_sims, c.cheap_sims)
+    };
+    assert_eq!(at(0), (16, 4));
+    assert_eq!(at(500), (32, 8));
+    assert_eq!(at(999), (48, 12));
+    assert_eq!(cfg.at_step(1000), cfg);
+    assert_eq!(cfg.at_step(50_000), cfg);
+    let off = SelfPlayConfig {
+        full_sims_start: 0,
+        ..cfg.clone()
+    };
+    assert_eq!(off.at_step(0), off);
+    let bad = SelfPlayConfig {
+        full_sims_start: 64,
+        ..cfg
+    };
+    let e = bad.validate().unwrap_err();
+    assert!(e.contains("selfplay.full_sims_start"), "{e}");
+}

@@ -57,17 +57,21 @@ pub fn take_leaves(tree: &mut Tree, tag: usize, out: &mut Vec<(usize, Leaf)>) {
     }
 }
 
-/// Evaluate tagged leaves in one `Evaluator` call; one evaluation per leaf,
-/// in order.
-pub fn evaluate_leaves(evaluator: &mut dyn Evaluator, leaves: &[(usize, Leaf)]) -> Vec<Evaluation> {
-    let reqs: Vec<EvalRequest<'_>> = leaves
+/// The evaluation requests of tagged leaves, in order.
+pub fn leaf_requests(leaves: &[(usize, Leaf)]) -> Vec<EvalRequest<'_>> {
+    leaves
         .iter()
         .map(|(_, l)| EvalRequest {
             game: &l.game,
             moves: &l.moves,
         })
-        .collect();
-    let evals = evaluator.evaluate(&reqs);
+        .collect()
+}
+
+/// Evaluate tagged leaves in one `Evaluator` call; one evaluation per leaf,
+/// in order.
+pub fn evaluate_leaves(evaluator: &mut dyn Evaluator, leaves: &[(usize, Leaf)]) -> Vec<Evaluation> {
+    let evals = evaluator.evaluate(&leaf_requests(leaves));
     assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
     evals
 }

@@ -1,9 +1,11 @@
-//! The `Evaluator` trait and the two network-free evaluators.
+//! The `Evaluator` trait, the two network-free evaluators, and
+//! [`EvalCache`], an evaluation cache for a deterministic one.
 
 use super::wdl::Wdl;
-use crate::game::{Game, Move};
+use crate::game::{Game, Move, Position};
 use crate::util::Rng;
 use rand::Rng as _;
+use std::collections::HashMap;
 
 /// One position to evaluate: the game (for repetition and counters) and its
 /// legal moves, in the order the priors must follow.
@@ -93,6 +95,122 @@ impl Evaluator for RolloutEvaluator {
                     wdl: Wdl::from_array(wdl),
                 }
             })
+            .collect()
+    }
+}
+
+/// What an evaluation depends on: the position (pieces, side to move,
+/// variant, no-progress counter) and whether it occurred before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct CacheKey {
+    pos: Position,
+    repeated: bool,
+}
+
+impl CacheKey {
+    fn of(game: &Game) -> CacheKey {
+        CacheKey {
+            pos: *game.position(),
+            repeated: game.repetitions() > 1,
+        }
+    }
+
+    /// The table slot: the Zobrist hash mixed with the counters it leaves out.
+    fn slot(&self, mask: usize) -> usize {
+        let h = self.pos.hash()
+            ^ (self.pos.no_progress() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (self.repeated as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h ^ (h >> 29)) as usize & mask
+    }
+}
+
+/// An evaluation cache for a deterministic evaluator (the network): a
+/// position met again — in another game, another branch of the same tree,
+/// or twice in one batch — is answered without asking the evaluator.
+///
+/// The table is direct-mapped (each position has one slot; a newer position
+/// replaces the older one there) and indexed by the Zobrist hash mixed with
+/// the counters the network sees. An entry is used only if the whole
+/// position matches, so a hash collision costs a miss, never a wrong
+/// answer. [Clear](EvalCache::clear) it whenever the evaluator changes (new
+/// weights).
+#[derive(Clone, Debug)]
+pub struct EvalCache {
+    table: Vec<Option<(CacheKey, Evaluation)>>,
+    /// Positions asked for.
+    pub lookups: u64,
+    /// ... and of those, answered without asking the evaluator.
+    pub hits: u64,
+}
+
+impl EvalCache {
+    /// A cache of `capacity` entries, rounded up to a power of two.
+    pub fn new(capacity: usize) -> Self {
+        EvalCache {
+            table: vec![None; capacity.max(1).next_power_of_two()],
+            lookups: 0,
+            hits: 0,
+        }
+    }
+
+    /// Forget every entry (the evaluator changed).
+    pub fn clear(&mut self) {
+        self.table.fill(None);
+    }
+
+    /// Number of entries the table holds at most.
+    pub fn capacity(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Evaluate `batch` as `inner` would: positions in the cache from the
+    /// cache, the others in one call of `inner` (each position once), which
+    /// are then stored.
+    pub fn evaluate(&mut self, inner: &mut dyn Evaluator, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        let mask = self.table.len() - 1;
+        let mut out: Vec<Option<Evaluation>> = vec![None; batch.len()];
+        // Each missing position is asked for once: `first` maps it to its
+        // place in `misses`; `repeats` are later requests for the same one.
+        let mut misses: Vec<(CacheKey, usize)> = Vec::new();
+        let mut first: HashMap<CacheKey, usize> = HashMap::new();
+        let mut repeats: Vec<(usize, usize)> = Vec::new();
+        for (i, r) in batch.iter().enumerate() {
+            let key = CacheKey::of(r.game);
+            match &self.table[key.slot(mask)] {
+                Some((k, e)) if *k == key && e.priors.len() == r.moves.len() => {
+                    out[i] = Some(e.clone());
+                }
+                _ => match first.get(&key) {
+                    Some(&m) => repeats.push((i, m)),
+                    None => {
+                        first.insert(key, misses.len());
+                        misses.push((key, i));
+                    }
+                },
+            }
+        }
+        self.lookups += batch.len() as u64;
+        self.hits += (batch.len() - misses.len()) as u64;
+        if !misses.is_empty() {
+            let reqs: Vec<EvalRequest<'_>> = misses
+                .iter()
+                .map(|&(_, i)| EvalRequest {
+                    game: batch[i].game,
+                    moves: batch[i].moves,
+                })
+                .collect();
+            let evals = inner.evaluate(&reqs);
+            assert_eq!(evals.len(), reqs.len(), "evaluator returned a wrong batch size");
+            for &(i, m) in &repeats {
+                out[i] = Some(evals[m].clone());
+            }
+            for ((key, i), e) in misses.into_iter().zip(evals) {
+                self.table[key.slot(mask)] = Some((key, e.clone()));
+                out[i] = Some(e);
+            }
+        }
+        out.into_iter()
+            .map(|e| e.expect("every request is answered"))
             .collect()
     }
 }

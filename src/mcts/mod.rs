@@ -3,7 +3,8 @@
 //! - [`Evaluator`]: a batch of positions in, priors over legal moves and a
 //!   [`Wdl`] value out. Uniform-prior evaluators with a zero value or a
 //!   random-rollout value ship here; the network implements the same trait in
-//!   `net`. Search never names burn.
+//!   `net`. Search never names burn. [`EvalCache`] answers positions met
+//!   again from a table instead of asking the network.
 //! - [`Tree`]: one search tree (`tree` storage and reuse, `select`
 //!   descent and backup, `gumbel` root, `result` targets).
 //! - [`search`] runs one tree over its [`Budget`]; [`search_batched`] runs
@@ -18,8 +19,8 @@ mod select;
 mod tree;
 mod wdl;
 
-pub use driver::{evaluate_leaves, search, search_batched, take_leaves};
-pub use evaluator::{EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use driver::{evaluate_leaves, leaf_requests, search, search_batched, take_leaves};
+pub use evaluator::{EvalCache, EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use params::{Budget, SearchAlgorithm, SearchParams};
 pub use result::SearchResult;
 pub use select::{Leaf, Selection};

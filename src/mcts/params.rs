@@ -64,6 +64,12 @@ pub struct SearchParams {
     pub gumbel_c_scale: f32,
     /// Gumbel: add Gumbel noise to the root logits (off = deterministic top-k).
     pub gumbel_noise: bool,
+    /// MCTS-solver: a node whose children's results are known exactly (a
+    /// won child, or all children lost or drawn) is proven; a proven node
+    /// backs up its exact value instead of being searched, a proven child's
+    /// exact value is its Q, and a proven root gives the move, the policy
+    /// target and the value target.
+    pub solver: bool,
 }
 
 impl Default for SearchParams {
@@ -86,6 +92,7 @@ impl Default for SearchParams {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             gumbel_noise: true,
+            solver: false,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The result of a search: root statistics, the policy target (visit
-//! distribution for PUCT, completed-Q improved policy for Gumbel) and the
-//! move to play.
+//! distribution for PUCT, completed-Q improved policy for Gumbel; with the
+//! solver, a proven win or draw's keeping moves) and the move to play.
 
-use super::tree::{State, Tree};
+use super::tree::{State, Tree, NO_NODE};
 use super::wdl::Wdl;
 use crate::game::Move;
 use rand::Rng as _;
@@ -51,7 +51,27 @@ impl Tree {
         } else {
             nd.value
         };
-        let (policy, best) = if let Some(gr) = &self.gumbel {
+        let proven = if self.params.solver { nd.proven } else { None };
+        let (policy, best) = if let Some(w) = proven.filter(|w| w.value() > -1.0) {
+            // A proven win or draw: the moves that keep it, the most
+            // visited of them played, all of them the policy target.
+            let keeps: Vec<bool> = edges
+                .iter()
+                .map(|e| {
+                    e.child != NO_NODE
+                        && self
+                            .exact(e.child)
+                            .is_some_and(|c| c.flipped().value() >= w.value())
+                })
+                .collect();
+            let n = keeps.iter().filter(|&&k| k).count().max(1) as f32;
+            let best = (0..edges.len())
+                .filter(|&i| keeps[i])
+                .max_by(|&a, &b| visits[a].cmp(&visits[b]).then(priors[a].total_cmp(&priors[b])))
+                .unwrap_or(0);
+            let policy = keeps.iter().map(|&k| if k { 1.0 / n } else { 0.0 }).collect();
+            (policy, best)
+        } else if let Some(gr) = &self.gumbel {
             let pi = self.improved_policy(self.root);
             let scores = self.gumbel_scores();
             let best = *gr
@@ -82,12 +102,12 @@ impl Tree {
         };
         Some(SearchResult {
             best: moves[best],
+            wdl: proven.unwrap_or(wdl),
             moves,
             visits,
             priors,
             q,
             policy,
-            wdl,
             simulations: self.sims,
         })
     }

@@ -1,6 +1,7 @@
 //! One simulation: descent by PUCT (with first-play urgency) or the Gumbel
 //! interior rule, virtual loss, expansion with an evaluation, exact
-//! terminal values, and WDL backup.
+//! terminal values, WDL backup, and the MCTS-solver's proofs (Winands et
+//! al., 2008: exact wins, losses and draws propagated up the tree).
 
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
@@ -29,10 +30,16 @@ pub enum Selection {
 
 impl Tree {
     /// Value of edge `e` for the side to move at its parent, counting
-    /// in-flight simulations as losses.
+    /// in-flight simulations as losses (with the solver, a proven child's
+    /// exact value).
     pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
         if e.child == NO_NODE {
             return None;
+        }
+        if self.params.solver {
+            if let Some(w) = self.exact(e.child) {
+                return Some((w.loss - w.win) as f64);
+            }
         }
         let c = &self.nodes[e.child as usize];
         let n = c.n + c.vl;
@@ -109,6 +116,13 @@ impl Tree {
         let mut game = self.game.detached();
         let mut root_choice: Option<u32> = None;
         loop {
+            if self.params.solver && node != self.root {
+                if let Some(wdl) = self.nodes[node as usize].proven {
+                    self.sims += 1;
+                    self.backup(&path, wdl, false);
+                    return Selection::Done;
+                }
+            }
             match self.nodes[node as usize].state {
                 State::Terminal(wdl) => {
                     self.sims += 1;
@@ -129,6 +143,9 @@ impl Tree {
                         self.nodes[node as usize].state = State::Terminal(wdl);
                         self.sims += 1;
                         self.backup(&path, wdl, false);
+                        if self.params.solver {
+                            self.prove(&path);
+                        }
                         return Selection::Done;
                     }
                     self.nodes[node as usize].state = State::Pending;
@@ -191,6 +208,36 @@ impl Tree {
         self.backup(&leaf.path, eval.wdl, true);
         if node == self.root {
             self.prepare_root();
+        }
+    }
+
+    /// The solver's step after the last node of `path` got an exact value:
+    /// going up, a node is proven won if a child is lost for its own side
+    /// to move, and proven lost or drawn if every child is known and the
+    /// best of them is; the walk stops at the first node not proven.
+    fn prove(&mut self, path: &[u32]) {
+        for &p in path.iter().rev().skip(1) {
+            let nd = &self.nodes[p as usize];
+            if nd.state != State::Expanded || nd.proven.is_some() {
+                break;
+            }
+            let mut all = true;
+            let mut best: Option<Wdl> = None;
+            for e in &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize] {
+                match (e.child != NO_NODE).then(|| self.exact(e.child)).flatten() {
+                    Some(w) => {
+                        let mine = w.flipped();
+                        if best.is_none_or(|b| mine.value() > b.value()) {
+                            best = Some(mine);
+                        }
+                    }
+                    None => all = false,
+                }
+            }
+            match best {
+                Some(b) if all || b.value() >= 1.0 => self.nodes[p as usize].proven = Some(b),
+                _ => break,
+            }
         }
     }
 

@@ -40,6 +40,9 @@ pub(super) struct Node {
     /// The evaluator's value at expansion, for the side to move here.
     pub(super) value: Wdl,
     pub(super) state: State,
+    /// The exact value for the side to move here, proved from its children
+    /// by the solver ([`SearchParams::solver`]).
+    pub(super) proven: Option<Wdl>,
 }
 
 impl Node {
@@ -52,6 +55,7 @@ impl Node {
             wdl: [0.0; 3],
             value: Wdl::DRAW,
             state: State::Fresh,
+            proven: None,
         }
     }
     /// Mean value (win minus loss) for the side to move here.
@@ -119,6 +123,22 @@ impl Tree {
     pub fn game(&self) -> &Game {
         &self.game
     }
+    /// The exact value of a node for its side to move, when known: a
+    /// finished game, or a node the solver proved.
+    pub(super) fn exact(&self, node: u32) -> Option<Wdl> {
+        let nd = &self.nodes[node as usize];
+        match nd.state {
+            State::Terminal(w) => Some(w),
+            _ => nd.proven,
+        }
+    }
+
+    /// The root's exact value for the side to move, when the solver proved
+    /// it (or the game there is over).
+    pub fn proven_value(&self) -> Option<Wdl> {
+        self.exact(self.root)
+    }
+
     /// Nodes allocated (memory use).
     pub fn node_count(&self) -> usize {
         self.nodes.len()

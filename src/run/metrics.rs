@@ -64,6 +64,12 @@ pub struct Metrics {
     pub resign_false_positives: u32,
     /// Plies of `positions` played with no search (one legal move).
     pub forced_plies: u64,
+    /// Positions the search asked for that the evaluation cache answered
+    /// (not counted in `net_evals`).
+    pub cache_hits: u64,
+    /// Simulations of the iteration's full searches (they grow over the run
+    /// with `selfplay.full_sims_start`).
+    pub full_sims: u32,
 }
 
 impl Metrics {

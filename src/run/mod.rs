@@ -74,7 +74,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 28] = [
+pub const RESUME_KEYS: [&str; 32] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -93,6 +93,7 @@ pub const RESUME_KEYS: [&str; 28] = [
     "train.sample_reuse",
     "train.min_samples",
     "train.value_q_weight",
+    "train.value_q_weight_final",
     "search.",
     "eval.",
     "dist.",
@@ -103,6 +104,9 @@ pub const RESUME_KEYS: [&str; 28] = [
     "selfplay.resign_threshold",
     "selfplay.resign_min_ply",
     "selfplay.skip_forced",
+    "selfplay.eval_cache",
+    "selfplay.full_sims_start",
+    "selfplay.sims_ramp_steps",
 ];
 
 /// Refuse a `key=value` change whose key is not in [`RESUME_KEYS`]; the
@@ -468,9 +472,10 @@ impl Run {
         let cpu_sp = process_cpu_seconds();
         let live_path = self.dir.root.join("live.json");
         let mut live_at: Option<Instant> = None;
+        let sp_cfg = cfg.selfplay.at_step(self.trainer.step);
         let (samples, stats) = self.selfplay.run_iteration(
             &cfg.search,
-            &cfg.selfplay,
+            &sp_cfg,
             &mut evaluator,
             sp_seed,
             &mut |s| {
@@ -577,6 +582,8 @@ impl Run {
             resign_checks: stats.resign_checks,
             resign_false_positives: stats.resign_false_positives,
             forced_plies: stats.forced,
+            cache_hits: stats.cache_hits,
+            full_sims: sp_cfg.full_sims,
         };
         let new_evals: Vec<EvalRow> = results
             .iter()

@@ -21,7 +21,9 @@
 
 use crate::data::{read_sample, write_sample, Sample};
 use crate::game::{Color, DrawRules, EndReason, Game, MoveList, Outcome, Position, Variant};
-use crate::mcts::{evaluate_leaves, take_leaves, Evaluator, Leaf, SearchParams, Tree, Wdl};
+use crate::mcts::{
+    evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
+};
 use crate::net::policy_indices;
 use crate::util::bin::{BinError, Reader, Writer};
 
@@ -58,6 +60,16 @@ pub struct SelfPlayConfig {
     /// sample, where it is the only legal one (forced captures are common
     /// in draughts).
     pub skip_forced: bool,
+    /// Entries of the evaluation cache (positions met again are not sent
+    /// to the network; 0 = no cache). It is emptied at each iteration's
+    /// start, when the network changes.
+    pub eval_cache: u32,
+    /// Growing simulation counts: full searches start at this many
+    /// simulations (0 = no growth) and grow linearly to `full_sims` over
+    /// the first `sims_ramp_steps` training steps; cheap searches keep
+    /// their ratio to full ones ([`SelfPlayConfig::at_step`]).
+    pub full_sims_start: u32,
+    pub sims_ramp_steps: u64,
 }
 
 impl Default for SelfPlayConfig {
@@ -73,6 +85,9 @@ impl Default for SelfPlayConfig {
             no_resign_fraction: 0.2,
             resign_min_ply: 20,
             skip_forced: true,
+            eval_cache: 0,
+            full_sims_start: 0,
+            sims_ramp_steps: 0,
         }
     }
 }
@@ -99,12 +114,42 @@ impl SelfPlayConfig {
                 return Err(format!("{k}{name} must be in [0, 1], got {v}"));
             }
         }
+        if self.full_sims_start > self.full_sims {
+            return Err(format!(
+                "{k}full_sims_start ({}) must not exceed {k}full_sims ({})",
+                self.full_sims_start, self.full_sims
+            ));
+        }
+        if self.eval_cache > 1 << 24 {
+            return Err(format!(
+                "{k}eval_cache must be at most {} entries, got {}",
+                1 << 24,
+                self.eval_cache
+            ));
+        }
         if self.full_search_prob == 0.0 {
             return Err(format!(
                 "{k}full_search_prob must be above 0 (no samples would be made)"
             ));
         }
         Ok(())
+    }
+
+    /// The settings self-play uses after `step` training steps: with
+    /// growing simulation counts, `full_sims` goes linearly from
+    /// `full_sims_start` (at step 0) to its own value (at
+    /// `sims_ramp_steps`), and `cheap_sims` keeps its ratio to it (at least
+    /// 1); otherwise the settings as they are.
+    pub fn at_step(&self, step: u64) -> SelfPlayConfig {
+        let mut c = self.clone();
+        if self.full_sims_start == 0 || self.sims_ramp_steps == 0 || step >= self.sims_ramp_steps {
+            return c;
+        }
+        let f = step as f64 / self.sims_ramp_steps as f64;
+        let (a, b) = (self.full_sims_start as f64, self.full_sims as f64);
+        c.full_sims = (a + (b - a) * f).round().max(1.0) as u32;
+        c.cheap_sims = (self.cheap_sims as f64 * c.full_sims as f64 / b).round().max(1.0) as u32;
+        c
     }
 }
 
@@ -125,8 +170,10 @@ pub struct SelfPlayStats {
     pub resign_checks: u32,
     /// ... and of those, the games that side did not lose.
     pub resign_false_positives: u32,
-    /// Positions sent to the evaluator.
+    /// Positions sent to the evaluator (the network).
     pub evals: u64,
+    /// Positions the search asked for that the evaluation cache answered.
+    pub cache_hits: u64,
     /// Evaluator calls.
     pub batches: u64,
     /// Smallest and largest evaluator call.
@@ -169,6 +216,8 @@ pub struct SelfPlay {
     /// Finished games and their outcomes, kept when asked for
     /// ([`SelfPlay::keep_finished_games`]).
     finished: Option<Vec<(Game, Outcome)>>,
+    /// The evaluation cache (`selfplay.eval_cache`), emptied each iteration.
+    cache: Option<EvalCache>,
 }
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
@@ -200,6 +249,7 @@ impl SelfPlay {
             env,
             slots,
             finished: None,
+            cache: None,
         }
     }
 
@@ -247,6 +297,16 @@ impl SelfPlay {
             s.tree = None;
             s.searching = false;
         }
+        // The evaluator may carry new weights: nothing cached may be reused.
+        let entries = cfg.eval_cache as usize;
+        match (entries, self.cache.take()) {
+            (0, _) => {}
+            (n, Some(mut c)) if c.capacity() == n.next_power_of_two() => {
+                c.clear();
+                self.cache = Some(c);
+            }
+            (n, _) => self.cache = Some(EvalCache::new(n)),
+        }
         let mut stats = SelfPlayStats::default();
         let mut out = Vec::new();
         let target = cfg.games_per_iteration;
@@ -286,7 +346,8 @@ impl SelfPlay {
         }
     }
 
-    /// Gather leaves from every tree, evaluate them in one call, back them up.
+    /// Gather leaves from every tree, evaluate them in one call (those not
+    /// in the evaluation cache), back them up.
     fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator, stats: &mut SelfPlayStats) {
         let mut leaves: Vec<(usize, Leaf)> = Vec::new();
         for (i, s) in self.slots.iter_mut().enumerate() {
@@ -298,17 +359,27 @@ impl SelfPlay {
             return;
         }
         let t = Instant::now();
-        let evals = evaluate_leaves(evaluator, &leaves);
-        stats.eval_seconds += t.elapsed().as_secs_f64();
-        let n = leaves.len() as u32;
-        stats.min_batch = if stats.batches == 0 {
-            n
-        } else {
-            stats.min_batch.min(n)
+        let (evals, n) = match self.cache.as_mut() {
+            None => (evaluate_leaves(evaluator, &leaves), leaves.len() as u32),
+            Some(cache) => {
+                let hits = cache.hits;
+                let evals = cache.evaluate(evaluator, &leaf_requests(&leaves));
+                let hits = cache.hits - hits;
+                stats.cache_hits += hits;
+                (evals, leaves.len() as u32 - hits as u32)
+            }
         };
-        stats.max_batch = stats.max_batch.max(n);
-        stats.batches += 1;
-        stats.evals += n as u64;
+        stats.eval_seconds += t.elapsed().as_secs_f64();
+        if n > 0 {
+            stats.min_batch = if stats.batches == 0 {
+                n
+            } else {
+                stats.min_batch.min(n)
+            };
+            stats.max_batch = stats.max_batch.max(n);
+            stats.batches += 1;
+            stats.evals += n as u64;
+        }
         for ((i, l), e) in leaves.into_iter().zip(evals) {
             self.slots[i].tree.as_mut().expect("tree with a leaf").apply(l, e);
         }

@@ -73,6 +73,10 @@ pub struct TrainParams {
     pub min_samples: usize,
     /// Weight of the search value in the value target (0 = outcome only).
     pub value_q_weight: f32,
+    /// Value-target schedule: when set, the weight of the search value
+    /// goes linearly from `value_q_weight` (step 0) to this (at
+    /// `schedule_steps`, then stays).
+    pub value_q_weight_final: Option<f32>,
 }
 
 impl Default for TrainParams {
@@ -92,6 +96,7 @@ impl Default for TrainParams {
             window: 60_000,
             min_samples: 1_000,
             value_q_weight: 0.25,
+            value_q_weight_final: None,
         }
     }
 }
@@ -148,10 +153,25 @@ impl TrainParams {
                 self.value_q_weight
             ));
         }
+        if let Some(w) = self.value_q_weight_final.filter(|w| !(0.0..=1.0).contains(w)) {
+            return Err(format!("{k}value_q_weight_final must be in [0, 1], got {w}"));
+        }
         if self.schedule_steps == 0 {
             return Err(format!("{k}schedule_steps must be at least 1"));
         }
         Ok(())
+    }
+
+    /// The weight of the search value in the value target at `step`
+    /// (`value_q_weight`, or its schedule towards `value_q_weight_final`).
+    pub fn value_q_weight_at(&self, step: u64) -> f32 {
+        match self.value_q_weight_final {
+            None => self.value_q_weight,
+            Some(end) => {
+                let f = (step as f64 / self.schedule_steps as f64).min(1.0) as f32;
+                self.value_q_weight + (end - self.value_q_weight) * f
+            }
+        }
     }
 
     /// Training steps for `new_samples` fresh samples: each is trained on
@@ -297,7 +317,7 @@ impl Trainer {
     /// One step on a batch; returns (policy loss, value loss).
     pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> (f64, f64) {
         let n = samples.len();
-        let b = make_batch(samples, self.params.value_q_weight, rng);
+        let b = make_batch(samples, self.params.value_q_weight_at(self.step), rng);
         let d = &self.device;
         let x = planes_tensor(&b.obs, d);
         let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, POLICY_SIZE]), d);
