@@ -131,10 +131,7 @@ pub fn run_actor(
         std::thread::sleep(Duration::from_millis(500));
     };
     let compute = ComputeDevice::select(opts.device.unwrap_or(cfg.device))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(cfg.threads))
-        .build()
-        .map_err(|e| DistError::Config(format!("thread pool: {e}")))?;
+    let pool = crate::util::thread_pool(opts.threads.unwrap_or(cfg.threads)).map_err(DistError::Config)?;
     let nonce: u32 = rand::random();
     let name = format!("a{:04}-{nonce:08x}", opts.index);
     on(&ActorEvent::Started {

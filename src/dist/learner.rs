@@ -152,11 +152,9 @@ impl Learner {
             cfg.device = d;
         }
         let compute = ComputeDevice::select(cfg.device)?;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(cfg.threads)
-            .build()
+        let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
-            .map_err(|e| DistError::Config(format!("thread pool: {e}")))?;
+            .map_err(DistError::Config)?;
         let epoch = claim_epoch(&store)?;
         let device = compute.burn().clone();
         device.seed(cfg.seed);

@@ -200,10 +200,7 @@ pub fn rate(
     let mut rows = Vec::new();
     // Equal-time games and their timing run on one thread: the figure the
     // opponent gets must be the time the network took in the same setting.
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|e| RateError::Invalid(format!("cannot start a thread pool: {e}")))?;
+    let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
         let loaded = LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device);

@@ -310,11 +310,9 @@ impl Run {
                 (cfg, compute)
             }
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(cfg.threads)
-            .build()
+        let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
-            .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e.to_string())))?;
+            .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e)))?;
         let start_pos = Position::start(cfg.variant);
         let device = compute.burn().clone();
         device.seed(cfg.seed);

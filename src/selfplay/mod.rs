@@ -220,6 +220,15 @@ pub struct SelfPlay {
     cache: Option<EvalCache>,
 }
 
+/// Where an iteration's results go as moves are played: its counters, its
+/// finished samples, and the caller's two callbacks.
+struct Sink<'a> {
+    stats: SelfPlayStats,
+    out: Vec<Sample>,
+    on_game: &'a mut dyn FnMut(&SelfPlayStats),
+    on_live: &'a mut dyn FnMut(&Game),
+}
+
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
 pub const INFLIGHT_VERSION: u32 = 1;
@@ -307,17 +316,21 @@ impl SelfPlay {
             }
             (n, _) => self.cache = Some(EvalCache::new(n)),
         }
-        let mut stats = SelfPlayStats::default();
-        let mut out = Vec::new();
-        let target = cfg.games_per_iteration;
-        while stats.games < target {
+        let mut sink = Sink {
+            stats: SelfPlayStats::default(),
+            out: Vec::new(),
+            on_game,
+            on_live,
+        };
+        while sink.stats.games < cfg.games_per_iteration {
             if cfg.skip_forced {
-                self.play_forced(cfg, &mut stats, &mut out, on_game, on_live);
+                self.play_forced(cfg, &mut sink);
             }
             self.start_searches(search, cfg);
-            self.evaluate_round(evaluator, &mut stats);
-            self.play_finished(cfg, &mut stats, &mut out, on_game, on_live);
+            self.evaluate_round(evaluator, &mut sink.stats);
+            self.play_finished(cfg, &mut sink);
         }
+        let Sink { mut stats, out, .. } = sink;
         // The searches under way are dropped: their values came from the
         // network being replaced.
         for s in &mut self.slots {
@@ -386,14 +399,7 @@ impl SelfPlay {
     }
 
     /// Play the move of every tree whose search has ended.
-    fn play_finished(
-        &mut self,
-        cfg: &SelfPlayConfig,
-        stats: &mut SelfPlayStats,
-        out: &mut Vec<Sample>,
-        on_game: &mut dyn FnMut(&SelfPlayStats),
-        on_live: &mut dyn FnMut(&Game),
-    ) {
+    fn play_finished(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
         for i in 0..self.slots.len() {
             let s = &mut self.slots[i];
             let Some(tree) = s.tree.as_mut() else { continue };
@@ -435,46 +441,29 @@ impl SelfPlay {
                     s.would_resign = Some(side);
                 }
             }
-            self.play(i, (!resign).then_some(r.best), cfg, stats, out, on_game, on_live);
+            self.play(i, (!resign).then_some(r.best), cfg, sink);
         }
     }
 
     /// Play the only legal move of every game that is not searching and has
     /// one, until none has (a chain of forced moves is played at once).
-    fn play_forced(
-        &mut self,
-        cfg: &SelfPlayConfig,
-        stats: &mut SelfPlayStats,
-        out: &mut Vec<Sample>,
-        on_game: &mut dyn FnMut(&SelfPlayStats),
-        on_live: &mut dyn FnMut(&Game),
-    ) {
+    fn play_forced(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
         for i in 0..self.slots.len() {
             while !self.slots[i].searching && self.env.legal_moves(i).len() == 1 {
                 let mv = self.env.legal_moves(i)[0];
-                stats.forced += 1;
-                self.play(i, Some(mv), cfg, stats, out, on_game, on_live);
+                sink.stats.forced += 1;
+                self.play(i, Some(mv), cfg, sink);
             }
         }
     }
 
     /// Play `mv` in game `i` (`None`: its side to move resigns), keeping the
     /// tree's subtree, and settle the game if that ends it.
-    #[allow(clippy::too_many_arguments)]
-    fn play(
-        &mut self,
-        i: usize,
-        mv: Option<crate::game::Move>,
-        cfg: &SelfPlayConfig,
-        stats: &mut SelfPlayStats,
-        out: &mut Vec<Sample>,
-        on_game: &mut dyn FnMut(&SelfPlayStats),
-        on_live: &mut dyn FnMut(&Game),
-    ) {
+    fn play(&mut self, i: usize, mv: Option<crate::game::Move>, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
         let ended = match mv {
             None => Some(self.env.resign(i)),
             Some(mv) => {
-                stats.plies += 1;
+                sink.stats.plies += 1;
                 let e = self.env.step_game(i, &mv);
                 if e.is_none() {
                     if let Some(t) = self.slots[i].tree.as_mut() {
@@ -485,25 +474,19 @@ impl SelfPlay {
             }
         };
         if let Some((o, game)) = ended {
-            self.finish_game(i, &o, cfg.no_resign_fraction, stats, out);
+            self.finish_game(i, &o, cfg.no_resign_fraction, sink);
             if let Some(f) = self.finished.as_mut() {
                 f.push((game, o));
             }
-            on_game(stats);
+            (sink.on_game)(&sink.stats);
         }
         if i == 0 {
-            on_live(&self.env.games()[0]);
+            (sink.on_live)(&self.env.games()[0]);
         }
     }
 
-    fn finish_game(
-        &mut self,
-        i: usize,
-        o: &Outcome,
-        no_resign_fraction: f32,
-        stats: &mut SelfPlayStats,
-        out: &mut Vec<Sample>,
-    ) {
+    fn finish_game(&mut self, i: usize, o: &Outcome, no_resign_fraction: f32, sink: &mut Sink<'_>) {
+        let (stats, out) = (&mut sink.stats, &mut sink.out);
         let s = &mut self.slots[i];
         for (mut sample, side) in s.pending.drain(..) {
             sample.z = Wdl::of_outcome(o, side);

@@ -1,5 +1,5 @@
-//! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing
-//! and process CPU time.
+//! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing,
+//! process CPU time and thread pools.
 
 pub mod bin;
 pub mod elo;
@@ -18,6 +18,15 @@ pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
     let h = fnv1a(stream.as_bytes());
     let mixed = seed ^ h.rotate_left(17) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     Rng::seed_from_u64(mixed)
+}
+
+/// A rayon pool of `threads` threads (the run's, an actor's, a learner's,
+/// the protocol's one-thread pool); the error says which pool failed.
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start a pool of {threads} threads: {e}"))
 }
 
 /// CPU seconds (user + system, all threads) this process has used so far,
