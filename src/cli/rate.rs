@@ -123,7 +123,7 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
     for r in &rows {
         println!("{}", line(r));
     }
-    let csv = a.csv.clone().unwrap_or_else(|| a.run.join("rating.csv"));
+    let csv = cfg.csv_path(&a.run);
     eprintln!("rows written to {}", csv.display());
     let curve = curve(&rows);
     if curve.iter().any(|(_, pts)| pts.len() > 1) {

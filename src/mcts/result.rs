@@ -2,7 +2,7 @@
 //! distribution for PUCT, completed-Q improved policy for Gumbel; with the
 //! solver, a proven win or draw's keeping moves) and the move to play.
 
-use super::tree::{State, Tree, NO_NODE};
+use super::tree::{State, Tree};
 use super::wdl::Wdl;
 use crate::game::Move;
 use rand::Rng as _;
@@ -58,10 +58,8 @@ impl Tree {
             let keeps: Vec<bool> = edges
                 .iter()
                 .map(|e| {
-                    e.child != NO_NODE
-                        && self
-                            .exact(e.child)
-                            .is_some_and(|c| c.flipped().value() >= w.value())
+                    self.edge_exact(e)
+                        .is_some_and(|c| c.flipped().value() >= w.value())
                 })
                 .collect();
             let n = keeps.iter().filter(|&&k| k).count().max(1) as f32;

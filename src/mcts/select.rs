@@ -33,13 +33,13 @@ impl Tree {
     /// in-flight simulations as losses (with the solver, a proven child's
     /// exact value).
     pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
-        if e.child == NO_NODE {
-            return None;
-        }
         if self.params.solver {
-            if let Some(w) = self.exact(e.child) {
+            if let Some(w) = self.edge_exact(e) {
                 return Some((w.loss - w.win) as f64);
             }
+        }
+        if e.child == NO_NODE {
+            return None;
         }
         let c = &self.nodes[e.child as usize];
         let n = c.n + c.vl;
@@ -224,7 +224,7 @@ impl Tree {
             let mut all = true;
             let mut best: Option<Wdl> = None;
             for e in &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize] {
-                match (e.child != NO_NODE).then(|| self.exact(e.child)).flatten() {
+                match self.edge_exact(e) {
                     Some(w) => {
                         let mine = w.flipped();
                         if best.is_none_or(|b| mine.value() > b.value()) {

@@ -133,6 +133,12 @@ impl Tree {
         }
     }
 
+    /// The exact value of edge `e`'s child for its side to move, when the
+    /// edge has a child and its value is known.
+    pub(super) fn edge_exact(&self, e: &Edge) -> Option<Wdl> {
+        (e.child != NO_NODE).then(|| self.exact(e.child)).flatten()
+    }
+
     /// The root's exact value for the side to move, when the solver proved
     /// it (or the game there is over).
     pub fn proven_value(&self) -> Option<Wdl> {

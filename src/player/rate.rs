@@ -135,6 +135,11 @@ pub enum RateError {
 }
 
 impl RateConfig {
+    /// Where the rows of the run in `dir` go: `csv`, or `dir/rating.csv`.
+    pub fn csv_path(&self, dir: &Path) -> PathBuf {
+        self.csv.clone().unwrap_or_else(|| dir.join("rating.csv"))
+    }
+
     /// Check every value; the error names the setting.
     pub fn validate(&self) -> Result<(), RateError> {
         let bad = |m: String| Err(RateError::Invalid(m));
@@ -315,7 +320,7 @@ pub fn rate(
             finish(row, w, d, l, on);
         }
     }
-    let path = cfg.csv.clone().unwrap_or_else(|| dir.join("rating.csv"));
+    let path = cfg.csv_path(dir);
     crate::run::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
 }

@@ -21,7 +21,7 @@ pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
 }
 
 /// A rayon pool of `threads` threads (the run's, an actor's, a learner's,
-/// the protocol's one-thread pool); the error says which pool failed.
+/// the protocol's one-thread pool); the error names the thread count.
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
