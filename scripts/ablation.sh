@@ -2,8 +2,9 @@
 # One row of the README's ablation table (issue 11): train the default
 # config for MINUTES with the given overrides (seed 1, evaluation off so
 # every run spends its time the same way), then rate its newest checkpoint
-# with `damone rate` against alpha-beta depth 4: 100 games from 50 seeded
-# openings, each with both colours, at the protocol's 64 simulations.
+# with `damone rate` against alpha-beta depth 4: 100 games (ABLATION_GAMES)
+# from half as many seeded openings, each with both colours, at the
+# protocol's 64 simulations.
 #
 #   scripts/ablation.sh NAME MINUTES [--set key=value ...]
 #   scripts/ablation.sh base 30
@@ -28,7 +29,7 @@ mkdir -p "$dir"
     --set run="$name" --set checkpoint_dir="$dir" --set seed=1 \
     --set time_limit_minutes="$minutes" --set eval.interval=0 "$@"
 "$bin" rate "$dir/$name" --last --depths 4 --no-equal-time --policy-depth 0 \
-    --games 100 --seed 1 --quiet
+    --games "${ABLATION_GAMES:-100}" --seed 1 --quiet
 python3 - "$dir/$name/metrics.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

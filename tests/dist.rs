@@ -170,9 +170,16 @@ fn shards_round_trip_and_corruption_is_detected() {
     let bytes = store.get(&keys[0]).unwrap().unwrap();
     let shard = Shard::from_bytes(&bytes).unwrap();
     assert_eq!(shard.model_version, 0);
-    assert_eq!(shard.games, 8);
+    // At least games_per_shard: games that end in the same search round
+    // as the eighth are kept too (the actor's seed has a random nonce, so
+    // this varies from run to run).
+    assert!(shard.games >= 8, "{} games", shard.games);
     assert!(!shard.samples.is_empty());
-    assert_eq!(shard.pdn.matches("[Event ").count(), 8, "one PDN record per game");
+    assert_eq!(
+        shard.pdn.matches("[Event ").count(),
+        shard.games as usize,
+        "one PDN record per game"
+    );
     assert_eq!(Shard::from_bytes(&shard.to_bytes()).unwrap(), shard);
     let mut bad = bytes.clone();
     bad[bytes.len() / 2] ^= 0x40;

@@ -7,7 +7,7 @@ use burn::tensor::activation::softmax;
 use burn::tensor::Device;
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
-    bench_games, planes_tensor, ConvAlgorithm, FastNet, ModelConfig, Net, NetEvaluator, Observation,
+    bench_games, planes_tensor, ConvAlgorithm, FastNet, Inputs, ModelConfig, Net, NetEvaluator, Observation,
 };
 use damone::train::{bench_samples, TrainParams, Trainer};
 
@@ -44,9 +44,12 @@ fn check(model: ModelConfig, seed: u64) {
     let fast = FastNet::from_net(&net);
     let im2col = FastNet::with_algorithm(&net, ConvAlgorithm::Im2col);
     let games = bench_games(70, seed + 100);
-    let obs: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+    let obs: Vec<Observation> = games
+        .iter()
+        .map(|g| Observation::of_game(g, model.inputs))
+        .collect();
     for n in [1, 7, 8, 9, 33, 70] {
-        let (p, v) = net.forward(planes_tensor(&obs[..n], &Device::flex()));
+        let (p, v) = net.forward(planes_tensor(&obs[..n], model.inputs, &Device::flex()));
         let p = p.into_data().try_to_vec::<f32>().unwrap();
         let v = v.into_data().try_to_vec::<f32>().unwrap();
         for (what, f) in [("winograd", &fast), ("im2col", &im2col)] {
@@ -72,7 +75,7 @@ fn check(model: ModelConfig, seed: u64) {
         .map(|(g, m)| EvalRequest { game: g, moves: m })
         .collect();
     let evals = NetEvaluator::new(&net).evaluate(&reqs);
-    let (p, v) = net.forward(planes_tensor(&obs, &Device::flex()));
+    let (p, v) = net.forward(planes_tensor(&obs, model.inputs, &Device::flex()));
     let v = softmax(v, 1).into_data().try_to_vec::<f32>().unwrap();
     let p = p.into_data().try_to_vec::<f32>().unwrap();
     for (i, e) in evals.iter().enumerate() {
@@ -100,6 +103,8 @@ fn fast_path_equals_burn_default_shape() {
             blocks: 4,
             channels: 32,
             value_hidden: 64,
+            inputs: Inputs::Basic,
+            aux_heads: false,
         },
         1,
     );
@@ -112,6 +117,8 @@ fn fast_path_equals_burn_other_shapes() {
             blocks: 1,
             channels: 12,
             value_hidden: 5,
+            inputs: Inputs::Draughts,
+            aux_heads: true,
         },
         2,
     );
@@ -120,6 +127,8 @@ fn fast_path_equals_burn_other_shapes() {
             blocks: 2,
             channels: 48,
             value_hidden: 64,
+            inputs: Inputs::Draughts,
+            aux_heads: true,
         },
         3,
     );

@@ -9,7 +9,7 @@
 #![cfg(feature = "gpu")]
 
 use damone::mcts::{EvalRequest, Evaluator};
-use damone::net::{bench_games, ComputeDevice, DeviceChoice, ModelConfig, NetEvaluator, Observation};
+use damone::net::{bench_games, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation};
 use damone::player::LoadedNet;
 use damone::run::{Event, Run, RunConfig, Start};
 use damone::train::{bench_samples, TrainParams, Trainer};
@@ -66,6 +66,8 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             blocks: 1,
             channels: 16,
             value_hidden: 16,
+            inputs: Inputs::Draughts,
+            aux_heads: true,
         },
         ModelConfig::default(),
     ]
@@ -79,7 +81,10 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
         let mut on_cpu = NetEvaluator::on_device(net, &ComputeDevice::cpu());
         for n in [1usize, 7, 70] {
             let games = bench_games(n, 100 + n as u64);
-            let obs: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+            let obs: Vec<Observation> = games
+                .iter()
+                .map(|g| Observation::of_game(g, model.inputs))
+                .collect();
             let (pc, vc) = cpu.infer(&obs);
             let (pg, vg) = on_gpu.infer(&obs);
             let (dp, dv) = (max_diff(&pc, &pg), max_diff(&vc, &vg));
@@ -131,10 +136,10 @@ fn one_training_step_gives_the_same_losses_on_both_devices() {
     }
     let (c, g) = (&losses[0], &losses[1]);
     for (what, a, b) in [
-        ("first policy", c.0 .0, g.0 .0),
-        ("first value", c.0 .1, g.0 .1),
-        ("second policy", c.1 .0, g.1 .0),
-        ("second value", c.1 .1, g.1 .1),
+        ("first policy", c.0.policy, g.0.policy),
+        ("first value", c.0.value, g.0.value),
+        ("second policy", c.1.policy, g.1.policy),
+        ("second value", c.1.value, g.1.value),
     ] {
         assert!((a - b).abs() <= 1e-4, "{what} loss: cpu {a} gpu {b}");
     }
@@ -176,7 +181,10 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     let on_cpu = LoadedNet::load(&ck).unwrap();
     let on_gpu = LoadedNet::load(&ck).unwrap().on(&gpu);
     let games = bench_games(20, 4);
-    let obs: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+    let obs: Vec<Observation> = games
+        .iter()
+        .map(|g| Observation::of_game(g, on_cpu.net.inputs()))
+        .collect();
     let (pc, vc) = NetEvaluator::on_device(&on_cpu.net, &on_cpu.device).infer(&obs);
     let (pg, vg) = NetEvaluator::on_device(&on_gpu.net, &on_gpu.device).infer(&obs);
     assert!(max_diff(&pc, &pg) <= 1e-4 && max_diff(&vc, &vg) <= 1e-4);

@@ -95,7 +95,7 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
         let (code, out, err) = run(&["info", p.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         assert!(
-            out.contains("1 blocks x 16 channels") || out.contains("latest: iteration 1"),
+            out.contains("blocks=1 channels=16") || out.contains("latest: iteration 1"),
             "{out}"
         );
     }

@@ -45,6 +45,7 @@ fn player_bytes() -> &'static Vec<u8> {
             blocks: 1,
             channels: 4,
             value_hidden: 4,
+            ..ModelConfig::default()
         };
         let h = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
@@ -69,6 +70,11 @@ fn replay_bytes() -> Vec<u8> {
         policy: vec![(i, 0.5), (i + 40, 0.5)],
         z: Wdl::WIN,
         q: Wdl::DRAW,
+        surprise: i as f32,
+        aux: (i != 1).then_some(damone::data::AuxTargets {
+            material: 0.25,
+            plies_left: 0.5,
+        }),
     }));
     w.to_bytes()
 }
@@ -79,6 +85,7 @@ fn optimizer_bytes() -> Vec<u8> {
         blocks: 1,
         channels: 4,
         value_hidden: 4,
+        ..ModelConfig::default()
     };
     let mut t = damone::train::Trainer::new(model, Default::default(), device.clone());
     let samples = damone::train::bench_samples(

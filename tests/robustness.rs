@@ -172,6 +172,7 @@ fn header() -> PlayerHeader {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            ..ModelConfig::default()
         },
         search: SearchParams::default(),
         provenance: Provenance::default(),
@@ -291,6 +292,7 @@ fn a_file_never_shadows_a_builtin_spec_and_weights_errors_are_short() {
         blocks: 2,
         channels: 16,
         value_hidden: 8,
+        ..ModelConfig::default()
     };
     let e = damone::net::net_from_bytes(&other, bytes, &device, "w.bpk")
         .err()

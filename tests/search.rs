@@ -384,3 +384,114 @@ fn the_solver_proves_short_wins_and_losses() {
     }
     assert!(proved >= 2, "only {proved} positions with a win in three plies");
 }
+
+/// Samples of played-out games carry the auxiliary targets of how their
+/// game ended (material difference for the sample's side, plies from the
+/// sample's position to the end); samples of resigned games carry none.
+#[test]
+fn selfplay_samples_carry_the_auxiliary_targets_of_their_game() {
+    use damone::data::AuxTargets;
+    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    for resign in [false, true] {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 4,
+            parallel_games: 1,
+            full_sims: 8,
+            cheap_sims: 2,
+            full_search_prob: 1.0,
+            resign_threshold: if resign { 0.0 } else { 1.0 },
+            no_resign_fraction: 0.0,
+            resign_min_ply: 6,
+            ..Default::default()
+        };
+        let rules = DrawRules {
+            no_progress_plies: 40,
+            max_plies: 120,
+        };
+        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 3);
+        sp.keep_finished_games();
+        let params = SearchParams {
+            simulations: 8,
+            ..Default::default()
+        };
+        let (samples, _) = sp.run_iteration(
+            &params,
+            &cfg,
+            &mut ByPosition::default(),
+            1,
+            &mut |_| {},
+            &mut |_| {},
+        );
+        let games = sp.take_finished_games();
+        assert!(games.len() >= 4);
+        // One game at a time: the samples are the finished games' searched
+        // positions, game after game, in order.
+        let mut next = samples.iter().peekable();
+        let mut checked = 0;
+        for (g, o) in &games {
+            let mut pos = *g.start();
+            let offset = g.ply() - g.moves().len();
+            // Every position of the game, the last one too (a resigning
+            // side's search made a sample there).
+            for k in 0..=g.moves().len() {
+                if next.peek().is_some_and(|s| s.pos == pos) {
+                    let s = next.next().unwrap();
+                    if o.reason == EndReason::Resignation {
+                        assert_eq!(s.aux, None);
+                    } else {
+                        let want = AuxTargets::at_end(
+                            g.position(),
+                            pos.side_to_move(),
+                            (g.ply() - offset - k) as u32,
+                        );
+                        assert_eq!(s.aux, Some(want));
+                    }
+                    checked += 1;
+                }
+                if let Some(m) = g.moves().get(k) {
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        assert_eq!(checked, samples.len(), "every sample found in its game");
+        // Each sample records how far the search moved from the priors.
+        assert!(samples
+            .iter()
+            .all(|s| s.surprise >= 0.0 && s.surprise.is_finite()));
+        assert!(samples.iter().any(|s| s.surprise > 0.01));
+        let resigned = games
+            .iter()
+            .filter(|(_, o)| o.reason == EndReason::Resignation)
+            .count();
+        assert_eq!(
+            resigned > 0,
+            resign,
+            "{resigned} of {} games resigned",
+            games.len()
+        );
+    }
+}
+
+/// A search result's surprise is the KL divergence of its policy target
+/// from the priors: 0 when they agree, positive when the search moved.
+#[test]
+fn surprise_is_the_policy_targets_divergence_from_the_priors() {
+    let params = SearchParams {
+        algorithm: SearchAlgorithm::Gumbel,
+        simulations: 64,
+        ..Default::default()
+    };
+    let mut t = Tree::new(&game(WIN_IN_ONE), params, rng_stream(1, "t", 0));
+    let mut r = search(&mut t, &mut UniformEvaluator).unwrap();
+    let want: f32 = r
+        .policy
+        .iter()
+        .zip(&r.priors)
+        .filter(|(&t, _)| t > 0.0)
+        .map(|(&t, &p)| t * (t / p).ln())
+        .sum();
+    assert!(want > 0.1, "the search found the win: {:?}", r.policy);
+    assert!((r.surprise() - want).abs() < 1e-5);
+    r.policy = r.priors.clone();
+    assert!(r.surprise().abs() < 1e-6);
+}

@@ -76,6 +76,39 @@ fn tiny_run_learns_and_is_reproducible() {
     let _ = std::fs::remove_dir_all(&b);
 }
 
+/// The draughts input planes and the auxiliary heads train end to end:
+/// the auxiliary loss is logged and falls, the run evaluates (the fast
+/// inference path reads the larger input), and a resume reads it all back.
+#[test]
+fn draughts_inputs_and_auxiliary_heads_train() {
+    let dir = tmpdir("aux");
+    let sets = [
+        "--set",
+        "model.inputs=draughts",
+        "--set",
+        "model.aux_heads=true",
+        "--set",
+        "train.material_weight=1",
+        "--set",
+        "train.plies_left_weight=1",
+    ];
+    let mut args = sets.to_vec();
+    args.extend(["--set", "iterations=3"]);
+    let (code, err) = train(&dir, &args);
+    assert_eq!(code, 0, "{err}");
+    // The model's shape comes from the checkpoint.
+    let (code, err) = train(&dir, &["--set", "iterations=5", "--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let m = metrics(&dir);
+    assert_eq!(m.len(), 5);
+    let aux: Vec<f64> = m.iter().map(|m| m.loss_aux).collect();
+    assert!(aux.iter().all(|&a| a > 0.0), "{aux:?}");
+    assert!(aux[4] < aux[0], "{aux:?}");
+    let games: Vec<EvalGameRow> = read_rows(&dir.join("tiny/eval_games.csv")).unwrap();
+    assert!(!games.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn kill_then_resume_loses_at_most_one_iteration() {
     let dir = tmpdir("kill");
@@ -128,6 +161,18 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
         (vec!["--set", "model.channels=2"], "model.channels"),
         (vec!["--set", "selfplay.bogus=1"], "bogus"),
         (vec!["--set", "eval.games=3"], "eval.games"),
+        (vec!["--set", "model.inputs=colours"], "model.inputs"),
+        // The default config trains the auxiliary heads: weights without them.
+        (vec!["--set", "model.aux_heads=false"], "model.aux_heads"),
+        (
+            vec![
+                "--set",
+                "model.aux_heads=true",
+                "--set",
+                "train.plies_left_weight=-1",
+            ],
+            "train.plies_left_weight",
+        ),
         (vec!["--resume"], "no checkpoint"),
     ] {
         let (code, err) = train(&dir, &sets);

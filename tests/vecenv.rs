@@ -2,22 +2,22 @@
 //! action indices, rewards, done flags and automatic reset.
 
 use damone::game::{Move, Position, Variant};
-use damone::net::{policy_indices, Observation, PLANES, POLICY_SIZE};
+use damone::net::{policy_indices, Inputs, Observation, POLICY_SIZE};
 use damone::selfplay::{Encoder, EnvError, VecEnv};
 use rand::{Rng, SeedableRng};
 
-/// The network's encoding, as an `Encoder`.
+/// The network's encoding (the larger input set), as an `Encoder`.
 struct NetEncoding;
 
 impl Encoder for NetEncoding {
     fn observation_len(&self) -> usize {
-        PLANES * 64
+        Inputs::Draughts.planes() * 64
     }
     fn action_space(&self) -> usize {
         POLICY_SIZE
     }
     fn encode(&self, game: &damone::game::Game, out: &mut [f32]) {
-        Observation::of_game(game).write_planes(out);
+        Observation::of_game(game, Inputs::Draughts).write_planes(Inputs::Draughts, out);
     }
     fn action_indices(&self, pos: &Position, moves: &[Move]) -> Vec<usize> {
         policy_indices(pos, moves)
@@ -36,7 +36,7 @@ fn random_agents_play_through_the_vecenv() {
     let mut rewards = 0.0f32;
     for _ in 0..3000 {
         let obs = env.observations(&enc);
-        assert_eq!(obs.len(), 16 * PLANES * 64);
+        assert_eq!(obs.len(), 16 * Inputs::Draughts.planes() * 64);
         let masks = env.action_masks(&enc);
         assert_eq!(masks.len(), 16 * POLICY_SIZE);
         let actions: Vec<usize> = (0..16)

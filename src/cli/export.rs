@@ -66,13 +66,7 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
         .metadata("damone_run", h.provenance.run.clone())
         .metadata("damone_iteration", h.provenance.iteration.to_string())
         .metadata("damone_encoding_version", h.encoding_version.to_string())
-        .metadata(
-            "damone_model",
-            format!(
-                "blocks={} channels={} value_hidden={}",
-                h.model.blocks, h.model.channels, h.model.value_hidden
-            ),
-        );
+        .metadata("damone_model", h.model.describe());
     loaded
         .net
         .save_into(&mut store)

@@ -65,10 +65,7 @@ pub fn run_info(a: InfoArgs) -> Result<()> {
         "player: format version {}, input encoding version {}, variant {}",
         h.format_version, h.encoding_version, h.variant
     );
-    println!(
-        "model: {} blocks x {} channels, value head {}",
-        h.model.blocks, h.model.channels, h.model.value_hidden
-    );
+    println!("model: {}", h.model.describe());
     println!(
         "search: {:?}, {} simulations{}, c_puct {}",
         h.search.algorithm,

@@ -198,7 +198,10 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
     let max_batch = a.batch.iter().copied().max().unwrap_or(1) as usize;
     let games = damone::net::bench_games(max_batch, 1);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let obs_all: Vec<Observation> = games.iter().map(Observation::of_game).collect();
+    let obs_all: Vec<Observation> = games
+        .iter()
+        .map(|g| Observation::of_game(g, cfg.model.inputs))
+        .collect();
     let samples = damone::train::bench_samples(&games, &moves);
     let threads: Vec<usize> = if a.threads.is_empty() {
         vec![rayon::current_num_threads()]
@@ -231,7 +234,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
                     let dev: &str = dev;
                     if a.ablation {
                         let rate = per_second(a.seconds, || {
-                            let (p, v) = valid.forward(planes_tensor(obs, d.burn()));
+                            let (p, v) = valid.forward(planes_tensor(obs, valid.inputs(), d.burn()));
                             let _ = (p.into_data(), v.into_data());
                         });
                         report("burn_forward", t, b, rate * b as f64, "positions", dev);

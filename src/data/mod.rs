@@ -1,7 +1,7 @@
 //! Self-play samples, the bounded replay window, and its versioned on-disk
 //! format.
 //!
-//! ## File format (`replay.bin`), version 2, little-endian
+//! ## File format (`replay.bin`), version 3, little-endian
 //!
 //! Written with [`crate::util::bin`]: `b"DMNREPLY"`, `u32` format version,
 //! `u32` input-encoding version ([`ENCODING_VERSION`]), `u64` capacity,
@@ -10,10 +10,15 @@
 //! standard, 1 damone-hunt, 2 three-damas), `u8` repeated flag, `f32`
 //! no-progress fraction, `u16` policy entries and per entry a `u16`
 //! network policy index and an `f32` probability, then the outcome WDL and
-//! the search WDL (three `f32` each). Version 1 stored the policy in the
-//! order of legal-move generation; it is refused by name.
+//! the search WDL (three `f32` each), then the `f32` surprise, then the
+//! auxiliary targets: `u8` 0 (none) or 1 and the two `f32` of
+//! [`AuxTargets`].
+//!
+//! Version 2 is version 3 without the surprise and the auxiliary targets;
+//! it is read, its samples with surprise 0 and no auxiliary targets. Version 1 stored the policy in the order of
+//! legal-move generation; it is refused by name.
 
-use crate::game::{Position, Variant};
+use crate::game::{Color, Position, Variant};
 use crate::mcts::Wdl;
 use crate::net::ENCODING_VERSION;
 use crate::util::bin::{BinError, Reader, Writer};
@@ -23,7 +28,33 @@ use std::collections::VecDeque;
 
 const MAGIC: &[u8; 8] = b"DMNREPLY";
 /// Version of the replay file format.
-pub const REPLAY_VERSION: u32 = 2;
+pub const REPLAY_VERSION: u32 = 3;
+/// The replay version that [`ReplayWindow::from_bytes`] still reads: no
+/// auxiliary targets.
+const REPLAY_VERSION_NO_AUX: u32 = 2;
+
+/// Targets of the auxiliary heads: facts of how the game ended, known once
+/// it has been played out (absent for games that ended by resignation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AuxTargets {
+    /// The side to move's pieces minus the opponent's at the end of the
+    /// game, divided by 8 (a side's pieces at the start).
+    pub material: f32,
+    /// Plies from the position to the end of the game, divided by 100.
+    pub plies_left: f32,
+}
+
+impl AuxTargets {
+    /// The targets for `side` of a position `plies_left` plies before the
+    /// game ended in `end`.
+    pub fn at_end(end: &Position, side: Color, plies_left: u32) -> AuxTargets {
+        let diff = end.count(side) as f32 - end.count(side.opposite()) as f32;
+        AuxTargets {
+            material: diff / 8.0,
+            plies_left: plies_left as f32 / 100.0,
+        }
+    }
+}
 
 /// One training sample.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +72,13 @@ pub struct Sample {
     pub z: Wdl,
     /// Root search value for the side to move.
     pub q: Wdl,
+    /// How much the search disagreed with the network here: the KL
+    /// divergence of the policy target from the network's priors (nats;
+    /// 0 if unknown). Training may draw surprising samples more often
+    /// (`train.surprise_fraction`).
+    pub surprise: f32,
+    /// Targets of the auxiliary heads, if the game was played out.
+    pub aux: Option<AuxTargets>,
 }
 
 /// Why a replay file could not be read.
@@ -74,10 +112,21 @@ pub fn write_sample(w: &mut Writer, s: &Sample) {
     for x in s.z.to_array().into_iter().chain(s.q.to_array()) {
         w.f32(x);
     }
+    w.f32(s.surprise);
+    match s.aux {
+        None => w.u8(0),
+        Some(a) => {
+            w.u8(1);
+            w.f32(a.material);
+            w.f32(a.plies_left);
+        }
+    }
 }
 
-/// Read one sample written by [`write_sample`].
-pub fn read_sample(r: &mut Reader<'_>) -> Result<Sample, BinError> {
+/// Read one sample written by [`write_sample`]; `with_aux`: the format
+/// has the surprise and the auxiliary targets (formats written before them
+/// do not).
+pub fn read_sample(r: &mut Reader<'_>, with_aux: bool) -> Result<Sample, BinError> {
     let fen = r.str16()?;
     let variant = match r.u8()? {
         0 => Variant::Standard,
@@ -101,6 +150,18 @@ pub fn read_sample(r: &mut Reader<'_>) -> Result<Sample, BinError> {
     for x in &mut v {
         *x = r.f32()?;
     }
+    let surprise = if with_aux { r.f32()? } else { 0.0 };
+    if !(surprise >= 0.0 && surprise.is_finite()) {
+        return Err(r.invalid(format!("bad surprise {surprise}")));
+    }
+    let aux = match if with_aux { r.u8()? } else { 0 } {
+        0 => None,
+        1 => Some(AuxTargets {
+            material: r.f32()?,
+            plies_left: r.f32()?,
+        }),
+        v => return Err(r.invalid(format!("bad auxiliary-target flag {v}"))),
+    };
     Ok(Sample {
         pos,
         repeated,
@@ -108,6 +169,8 @@ pub fn read_sample(r: &mut Reader<'_>) -> Result<Sample, BinError> {
         policy,
         z: Wdl::new(v[0], v[1], v[2]),
         q: Wdl::new(v[3], v[4], v[5]),
+        surprise,
+        aux,
     })
 }
 
@@ -154,6 +217,30 @@ impl ReplayWindow {
             .collect()
     }
 
+    /// Batches for one round of training: uniform, or with
+    /// `surprise_fraction` f > 0, sample i drawn with probability
+    /// proportional to (1 - f) + f * surprise_i / mean surprise (KataGo's
+    /// policy-surprise weighting: positions where the search disagreed
+    /// with the network come up more often).
+    pub fn batches(&self, surprise_fraction: f32) -> Batches<'_> {
+        let f = surprise_fraction.clamp(0.0, 1.0) as f64;
+        let n = self.samples.len().max(1) as f64;
+        let mean = self.samples.iter().map(|s| s.surprise as f64).sum::<f64>() / n;
+        let mut cumulative = Vec::new();
+        if f > 0.0 && mean > 0.0 {
+            let mut total = 0.0;
+            cumulative.reserve(self.samples.len());
+            for s in &self.samples {
+                total += (1.0 - f) + f * s.surprise as f64 / mean;
+                cumulative.push(total);
+            }
+        }
+        Batches {
+            window: self,
+            cumulative,
+        }
+    }
+
     /// Serialise the window.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::header(MAGIC, REPLAY_VERSION);
@@ -170,7 +257,7 @@ impl ReplayWindow {
     /// Read a window written by [`ReplayWindow::to_bytes`].
     pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow, ReplayError> {
         let mut r = Reader::new(data, "replay file");
-        r.header(MAGIC, &[REPLAY_VERSION])?;
+        let version = r.header(MAGIC, &[REPLAY_VERSION_NO_AUX, REPLAY_VERSION])?;
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
             return Err(ReplayError::Encoding(enc));
@@ -185,10 +272,34 @@ impl ReplayWindow {
         let mut w = ReplayWindow::new(capacity as usize);
         w.total_added = total_added;
         for _ in 0..n {
-            w.samples.push_back(read_sample(&mut r)?);
+            w.samples
+                .push_back(read_sample(&mut r, version >= REPLAY_VERSION)?);
         }
         r.end()?;
         Ok(w)
+    }
+}
+
+/// Draws batches from a window ([`ReplayWindow::batches`]).
+pub struct Batches<'a> {
+    window: &'a ReplayWindow,
+    /// Running sums of the samples' weights (empty: uniform).
+    cumulative: Vec<f64>,
+}
+
+impl<'a> Batches<'a> {
+    /// A batch of `n` samples, drawn with replacement.
+    pub fn batch(&self, n: usize, rng: &mut Rng) -> Vec<&'a Sample> {
+        let Some(&total) = self.cumulative.last() else {
+            return self.window.batch(n, rng);
+        };
+        (0..n)
+            .map(|_| {
+                let x = rng.random::<f64>() * total;
+                let i = self.cumulative.partition_point(|&c| c <= x);
+                &self.window.samples[i.min(self.cumulative.len() - 1)]
+            })
+            .collect()
     }
 }
 
@@ -207,6 +318,11 @@ mod tests {
                 policy: (0..8).map(|k| (k * 7, 0.125)).collect(),
                 z: Wdl::WIN,
                 q: Wdl::new(0.5, 0.25, 0.25),
+                surprise: 0.5 * i as f32,
+                aux: (i != 1).then_some(AuxTargets {
+                    material: -0.25,
+                    plies_left: 0.37,
+                }),
             }]);
         }
         assert_eq!(w.len(), 2);
@@ -225,7 +341,7 @@ mod tests {
         let mut v1 = b.clone();
         v1[8] = 1;
         let e = ReplayWindow::from_bytes(&v1).unwrap_err().to_string();
-        assert!(e.contains("version 1") && e.contains("version 2"), "{e}");
+        assert!(e.contains("version 1") && e.contains("version 3"), "{e}");
         let mut enc = b.clone();
         enc[12] = 9;
         assert!(matches!(
@@ -236,5 +352,67 @@ mod tests {
         let mut huge = b.clone();
         huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(ReplayWindow::from_bytes(&huge).is_err());
+        // A bad auxiliary-target flag is named.
+        let mut flag = b.clone();
+        let at = flag.len() - 9;
+        assert_eq!(flag[at], 1);
+        flag[at] = 7;
+        let e = ReplayWindow::from_bytes(&flag).unwrap_err().to_string();
+        assert!(e.contains("auxiliary-target flag 7"), "{e}");
+    }
+
+    #[test]
+    fn surprising_samples_are_drawn_more_often() {
+        let mut w = ReplayWindow::new(1000);
+        w.extend((0..1000).map(|i| Sample {
+            pos: Position::start(Variant::Standard),
+            repeated: false,
+            no_progress: 0.0,
+            policy: vec![(0, 1.0)],
+            z: Wdl::DRAW,
+            q: Wdl::DRAW,
+            surprise: (i % 2) as f32,
+            aux: None,
+        }));
+        let mut rng = crate::util::rng_stream(1, "surprise-test", 0);
+        let share = |f: f32, rng: &mut Rng| {
+            let b = w.batches(f).batch(20_000, rng);
+            b.iter().filter(|s| s.surprise > 0.0).count() as f64 / b.len() as f64
+        };
+        // Weights 0.5 and 0.5 + 0.5 * 1 / 0.5 = 1.5: three quarters of
+        // the draws are surprising; uniform draws give half.
+        let weighted = share(0.5, &mut rng);
+        assert!((weighted - 0.75).abs() < 0.015, "{weighted}");
+        let uniform = share(0.0, &mut rng);
+        assert!((uniform - 0.5).abs() < 0.015, "{uniform}");
+        // All of the weight on surprise: never a sample without it.
+        assert_eq!(share(1.0, &mut rng), 1.0);
+    }
+
+    #[test]
+    fn version_2_files_read_without_auxiliary_targets() {
+        let sample = Sample {
+            pos: Position::start(Variant::Standard),
+            repeated: false,
+            no_progress: 0.5,
+            policy: vec![(3, 1.0)],
+            z: Wdl::DRAW,
+            q: Wdl::new(0.2, 0.5, 0.3),
+            surprise: 0.0,
+            aux: None,
+        };
+        // Version 2's sample is version 3's without the surprise and the
+        // auxiliary flag.
+        let mut one = Writer::new();
+        write_sample(&mut one, &sample);
+        let one = one.finish();
+        let mut w = Writer::header(MAGIC, 2);
+        w.u32(ENCODING_VERSION);
+        w.u64(10);
+        w.u64(1);
+        w.u64(1);
+        w.bytes(&one[..one.len() - 5]);
+        let back = ReplayWindow::from_bytes(&w.finish()).unwrap();
+        assert_eq!(back.samples, [sample]);
     }
 }

@@ -113,7 +113,7 @@ pub fn run_actor(
             return Ok(0);
         }
         if let (Some(text), Some(rec)) = (store_config(store)?, newest_model(store)?) {
-            let cfg = RunConfig::from_toml(&text, &[], "run.toml in the store")
+            let cfg = RunConfig::from_saved_toml(&text, &[], "run.toml in the store")
                 .map_err(|e| DistError::Config(e.to_string()))?;
             break (cfg, rec);
         }

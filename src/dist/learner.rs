@@ -55,7 +55,7 @@ pub struct Learner {
 fn parse_config(text: &str, sets: &[String]) -> Result<RunConfig, DistError> {
     let config = |e: crate::run::ConfigError| DistError::Config(e.to_string());
     check_resumable(sets, "on a store that holds a run (its run.toml is fixed)").map_err(config)?;
-    RunConfig::from_toml(text, sets, "run.toml in the store").map_err(config)
+    RunConfig::from_saved_toml(text, sets, "run.toml in the store").map_err(config)
 }
 
 /// The newest model record in the store, if any.

@@ -27,6 +27,21 @@ pub struct SearchResult {
     pub simulations: u32,
 }
 
+impl SearchResult {
+    /// How much the search changed the network's mind at the root: the KL
+    /// divergence of the policy target from the network's priors, in nats
+    /// (priors floored at 1e-6).
+    pub fn surprise(&self) -> f32 {
+        self.policy
+            .iter()
+            .zip(&self.priors)
+            .filter(|(&t, _)| t > 0.0)
+            .map(|(&t, &p)| t * (t / p.max(1e-6)).ln())
+            .sum::<f32>()
+            .max(0.0)
+    }
+}
+
 impl Tree {
     /// Statistics of the finished search and the move to play.
     pub fn result(&mut self) -> Option<SearchResult> {

@@ -1,7 +1,11 @@
 //! Position -> input planes and move <-> policy index, in the mover's
 //! perspective (the board is turned 180 degrees when Black is to move).
 //!
-//! ## Input planes (`PLANES` x 8 x 8, plane-major, row = board rank)
+//! ## Input planes (`Inputs::planes()` x 8 x 8, plane-major, row = board rank)
+//!
+//! Two sets, chosen by the model's `inputs` ([`Inputs`]): `basic` is planes
+//! 0-8, `draughts` adds planes 9-18, facts about captures and material that
+//! the network would otherwise have to learn to compute.
 //!
 //! | plane | content |
 //! | --- | --- |
@@ -10,6 +14,12 @@
 //! | 6 | all ones if the position has occurred before (repetition) |
 //! | 7 | no-progress plies / no-progress limit, on every square |
 //! | 8 | ones on the 32 playing squares |
+//! | 9 | the mover's pieces that start a legal capture (compulsory captures) |
+//! | 10 | the opponent's pieces that a legal capture of the mover takes |
+//! | 11 | the opponent's pieces that could capture, were it the opponent's turn |
+//! | 12 | the mover's pieces under threat: taken by such a capture |
+//! | 13, 14, 15 | the mover's Pedine, Damas, Damones counted, / 8 (a side's pieces at the start), on every square |
+//! | 16, 17, 18 | the opponent's, the same |
 //!
 //! ## Policy encoding (`POLICY_SIZE` = 4 x 32 x 32 logits)
 //!
@@ -24,14 +34,53 @@
 
 use crate::game::types::squares;
 use crate::game::{Bitboard, Color, Game, Move, Position, Rank, Square};
+use serde::{Deserialize, Serialize};
 
 /// Version of the input planes and the policy index: stored in training
 /// samples, checkpoints and player files, and checked when they are read,
 /// so that a change of either can never silently mix old data with new.
 /// Bump it with any change to this module's tables.
 pub const ENCODING_VERSION: u32 = 1;
-/// Number of input planes.
-pub const PLANES: usize = 9;
+/// The most input planes of any [`Inputs`] set.
+pub const MAX_PLANES: usize = 19;
+
+/// Which input planes the network reads (`model.inputs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inputs {
+    /// Pieces, repetition, no-progress and the playing squares (planes 0-8).
+    #[default]
+    Basic,
+    /// The basic planes and draughts-specific ones: compulsory captures,
+    /// pieces under capture threat, material by rank (planes 0-18).
+    Draughts,
+}
+
+impl Inputs {
+    /// Every set, in order of size.
+    pub const ALL: [Inputs; 2] = [Inputs::Basic, Inputs::Draughts];
+
+    /// Number of input planes of this set.
+    pub fn planes(self) -> usize {
+        match self {
+            Inputs::Basic => 9,
+            Inputs::Draughts => MAX_PLANES,
+        }
+    }
+
+    /// The set with `n` planes (the width of a network's first layer).
+    pub fn with_planes(n: usize) -> Option<Inputs> {
+        Inputs::ALL.into_iter().find(|i| i.planes() == n)
+    }
+
+    /// The name used in configuration files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Inputs::Basic => "basic",
+            Inputs::Draughts => "draughts",
+        }
+    }
+}
 /// Alternative slots for moves that share start and end squares.
 pub const SLOTS: usize = 4;
 /// Size of the policy head.
@@ -47,6 +96,22 @@ pub struct Observation {
     pub repeated: bool,
     /// No-progress plies divided by the limit, in [0, 1].
     pub no_progress: f32,
+    /// Captures, in the mover's perspective: the mover's capturing pieces,
+    /// the opponent's pieces they can take, then the same with the
+    /// opponent to move (planes 9-12). Found only for the draughts inputs
+    /// (move generation for both sides); empty for the basic ones.
+    pub captures: [Bitboard; 4],
+}
+
+/// The pieces of the side to move that start a legal capture, and the
+/// pieces such captures take (both empty when it has none).
+fn capture_boards(pos: &Position) -> (Bitboard, Bitboard) {
+    if !pos.has_capture() {
+        return (0, 0);
+    }
+    pos.legal_moves().iter().fold((0, 0), |(from, taken), m| {
+        (from | m.from().bb(), taken | m.captured())
+    })
 }
 
 fn orient(sq: Square, me: Color) -> Square {
@@ -69,18 +134,20 @@ pub fn reflect_bb(b: Bitboard) -> Bitboard {
 }
 
 impl Observation {
-    /// Observe the current position of a game.
-    pub fn of_game(game: &Game) -> Observation {
+    /// Observe the current position of a game for the input set `inputs`.
+    pub fn of_game(game: &Game, inputs: Inputs) -> Observation {
         let limit = game.rules().no_progress_plies.max(1) as f32;
         Observation::new(
             game.position(),
             game.repetitions() > 1,
             game.position().no_progress() as f32 / limit,
+            inputs,
         )
     }
 
-    /// Observe a position with given repetition flag and no-progress fraction.
-    pub fn new(pos: &Position, repeated: bool, no_progress: f32) -> Observation {
+    /// Observe a position with given repetition flag and no-progress
+    /// fraction for the input set `inputs`.
+    pub fn new(pos: &Position, repeated: bool, no_progress: f32, inputs: Inputs) -> Observation {
         let me = pos.side_to_move();
         let them = me.opposite();
         let mut boards = [0; 6];
@@ -88,25 +155,36 @@ impl Observation {
             boards[i] = orient_bb(pos.pieces(me, *r), me);
             boards[3 + i] = orient_bb(pos.pieces(them, *r), me);
         }
+        let mut captures = [0; 4];
+        if inputs == Inputs::Draughts {
+            let (mine_capture, theirs_taken) = capture_boards(pos);
+            let mut turned = *pos;
+            turned.set_side(them);
+            let (theirs_capture, mine_taken) = capture_boards(&turned);
+            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_bb(b, me));
+        }
         Observation {
             boards,
             repeated,
             no_progress: no_progress.clamp(0.0, 1.0),
+            captures,
         }
     }
 
     /// The observation of the position reflected in the h1-a8 diagonal.
     pub fn reflect(&self) -> Observation {
         let mut o = *self;
-        for b in &mut o.boards {
+        for b in o.boards.iter_mut().chain(o.captures.iter_mut()) {
             *b = reflect_bb(*b);
         }
         o
     }
 
-    /// Write the planes into `out` (length `PLANES * 64`).
-    pub fn write_planes(&self, out: &mut [f32]) {
-        debug_assert_eq!(out.len(), PLANES * 64);
+    /// Write the planes of the set `inputs` into `out` (length
+    /// `inputs.planes() * 64`); the observation must have been made for
+    /// that set.
+    pub fn write_planes(&self, inputs: Inputs, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), inputs.planes() * 64);
         out.fill(0.0);
         for (p, &b) in self.boards.iter().enumerate() {
             for s in squares(b) {
@@ -119,6 +197,17 @@ impl Observation {
         out[7 * 64..8 * 64].fill(self.no_progress);
         for s in Square::all() {
             out[8 * 64 + cell(s)] = 1.0;
+        }
+        if inputs == Inputs::Basic {
+            return;
+        }
+        for (p, &b) in self.captures.iter().enumerate() {
+            for s in squares(b) {
+                out[(9 + p) * 64 + cell(s)] = 1.0;
+            }
+        }
+        for (p, &b) in self.boards.iter().enumerate() {
+            out[(13 + p) * 64..(14 + p) * 64].fill(b.count_ones() as f32 / 8.0);
         }
     }
 }
@@ -181,8 +270,65 @@ mod tests {
             assert_eq!(reflect_index(*a), *b);
         }
         assert_eq!(
-            Observation::new(&pos, false, 0.0).reflect(),
-            Observation::new(&r, false, 0.0)
+            Observation::new(&pos, false, 0.0, Inputs::Basic).reflect(),
+            Observation::new(&r, false, 0.0, Inputs::Basic)
+        );
+    }
+
+    #[test]
+    fn draughts_planes_mark_legal_captures_threats_and_material() {
+        // White: Pedina c4, Dama e4; Black: Pedina d5. Both White pieces
+        // could take d5, but the rules make the Dama take; Black, were it to
+        // move, could take the Pedina on c4 but not the Dama.
+        let pos = Position::from_fen("W:Wc4,De4:Bd5", Variant::Standard).unwrap();
+        let obs = Observation::new(&pos, false, 0.0, Inputs::Draughts);
+        let mut planes = vec![0.0; Inputs::Draughts.planes() * 64];
+        obs.write_planes(Inputs::Draughts, &mut planes);
+        let on = |plane: usize| -> Vec<String> {
+            let mut v: Vec<String> = Square::all()
+                .filter(|&s| planes[plane * 64 + cell(s)] == 1.0)
+                .map(|s| s.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(on(9), ["e4"]);
+        assert_eq!(on(10), ["d5"]);
+        assert_eq!(on(11), ["d5"]);
+        assert_eq!(on(12), ["c4"]);
+        let counts: Vec<f32> = (13..19).map(|p| planes[p * 64 + 5]).collect();
+        assert_eq!(counts, [0.125, 0.125, 0.0, 0.125, 0.0, 0.0]);
+        // The basic set is the first nine planes of the draughts set.
+        let mut basic = vec![0.0; Inputs::Basic.planes() * 64];
+        Observation::new(&pos, false, 0.0, Inputs::Basic).write_planes(Inputs::Basic, &mut basic);
+        assert_eq!(basic[..], planes[..basic.len()]);
+        assert_eq!(Inputs::with_planes(9), Some(Inputs::Basic));
+        assert_eq!(Inputs::with_planes(19), Some(Inputs::Draughts));
+        assert_eq!(Inputs::with_planes(10), None);
+    }
+
+    #[test]
+    fn observations_follow_the_board_symmetries() {
+        // Seen from either side, and reflected, a position gives the same
+        // (reflected) observation, capture planes included.
+        let games = crate::net::bench_games(400, 7);
+        let mut with_captures = 0;
+        for g in &games {
+            let pos = *g.position();
+            let obs = Observation::new(&pos, false, 0.25, Inputs::Draughts);
+            with_captures += (obs.captures != [0; 4]) as usize;
+            assert_eq!(
+                Observation::new(&pos.rotate_swap(), false, 0.25, Inputs::Draughts),
+                obs
+            );
+            assert_eq!(
+                Observation::new(&pos.reflect(), false, 0.25, Inputs::Draughts),
+                obs.reflect()
+            );
+        }
+        assert!(
+            with_captures > 40,
+            "{with_captures} of 400 positions had captures"
         );
     }
 
@@ -192,8 +338,8 @@ mod tests {
         let p = Position::start(Variant::Standard);
         let mut b = p;
         b.set_side(Color::Black);
-        let ow = Observation::new(&p, false, 0.0);
-        let ob = Observation::new(&b, false, 0.0);
+        let ow = Observation::new(&p, false, 0.0, Inputs::Basic);
+        let ob = Observation::new(&b, false, 0.0, Inputs::Basic);
         assert_eq!(ow.boards[0..3], ob.boards[0..3]);
         assert_eq!(ow.boards[3..6], ob.boards[3..6]);
     }

@@ -21,7 +21,7 @@
 //! A test (`tests/fastnet.rs`) checks its outputs equal burn's forward pass
 //! to 1e-4 on random positions.
 
-use super::encode::{Observation, PLANES, POLICY_SIZE};
+use super::encode::{Inputs, Observation, MAX_PLANES, POLICY_SIZE};
 use super::model::Net;
 use super::winograd::WinogradConv;
 use burn::tensor::Tensor;
@@ -225,6 +225,8 @@ fn grow(v: &mut Vec<f32>, n: usize) {
 #[derive(Clone, Debug)]
 pub struct FastNet {
     channels: usize,
+    /// The input planes the stem reads.
+    inputs: Inputs,
     stem: Folded,
     /// Residual blocks' convolutions.
     tower: Vec<(TowerConv, TowerConv)>,
@@ -268,6 +270,7 @@ impl FastNet {
         let stem = Folded::new(&net.stem, &net.stem_bn);
         FastNet {
             channels: stem.c_out,
+            inputs: net.inputs(),
             stem,
             tower: net
                 .blocks
@@ -380,21 +383,23 @@ impl FastNet {
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
             let c = self.channels;
-            grow(&mut s.a, n * 64 * c.max(PLANES));
+            let np = self.inputs.planes();
+            grow(&mut s.a, n * 64 * c.max(np));
             grow(&mut s.b, n * 64 * c);
             grow(&mut s.c, n * 64 * c);
             // Each observation's planes (plane-major), transposed to NHWC rows.
-            let mut planes = [0.0f32; PLANES * 64];
+            let mut buf = [0.0f32; MAX_PLANES * 64];
+            let planes = &mut buf[..np * 64];
             for (p, o) in obs.iter().enumerate() {
-                o.write_planes(&mut planes);
-                for pl in 0..PLANES {
+                o.write_planes(self.inputs, planes);
+                for pl in 0..np {
                     for cell in 0..64 {
-                        s.a[(p * 64 + cell) * PLANES + pl] = planes[pl * 64 + cell];
+                        s.a[(p * 64 + cell) * np + pl] = planes[pl * 64 + cell];
                     }
                 }
             }
             let (a, b, t) = (&mut s.a, &mut s.b, &mut s.c);
-            self.conv3(&self.stem, &a[..n * 64 * PLANES], n, &mut s.col, b, None);
+            self.conv3(&self.stem, &a[..n * 64 * np], n, &mut s.col, b, None);
             // h in b; each block: t = conv1(h), a = conv2(t) + h, swap.
             let (mut h, mut spare) = (b, a);
             for (c1, c2) in &self.tower {
@@ -427,6 +432,11 @@ impl FastNet {
                 .for_each(|((o, p), v)| self.trunk_chunk(o, p, v));
         }
         Trunk { policy_in, value }
+    }
+
+    /// The input planes the network reads.
+    pub fn inputs(&self) -> Inputs {
+        self.inputs
     }
 
     /// Policy logits `[n, POLICY_SIZE]` and value logits `[n, 3]` (win,

@@ -10,7 +10,9 @@ pub mod model;
 pub mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
-pub use encode::{policy_indices, reflect_index, Observation, ENCODING_VERSION, PLANES, POLICY_SIZE};
+pub use encode::{
+    policy_indices, reflect_index, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
+};
 pub use fast::{ConvAlgorithm, FastNet};
 pub use model::{ModelConfig, Net};
 
@@ -57,11 +59,7 @@ pub fn net_from_bytes(
         let msg = e.to_string();
         let first = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
         let first: String = first.chars().take(160).collect();
-        let shape = format!(
-            "blocks={} channels={} value_hidden={}",
-            cfg.blocks, cfg.channels, cfg.value_hidden
-        );
-        WeightsError::Mismatch(what.to_string(), shape, first)
+        WeightsError::Mismatch(what.to_string(), cfg.describe(), first)
     })
 }
 
@@ -72,14 +70,16 @@ pub fn load_net(cfg: &ModelConfig, path: &Path, device: &Device) -> Result<Net, 
     net_from_bytes(cfg, bytes, device, &what)
 }
 
-/// Input planes of a batch of observations as a `[B, PLANES, 8, 8]` tensor.
-pub fn planes_tensor(obs: &[Observation], device: &Device) -> Tensor<4> {
+/// Input planes of the set `inputs` for a batch of observations, as a
+/// `[B, inputs.planes(), 8, 8]` tensor.
+pub fn planes_tensor(obs: &[Observation], inputs: Inputs, device: &Device) -> Tensor<4> {
     let n = obs.len();
-    let mut data = vec![0.0f32; n * PLANES * 64];
-    for (o, chunk) in obs.iter().zip(data.chunks_mut(PLANES * 64)) {
-        o.write_planes(chunk);
+    let planes = inputs.planes();
+    let mut data = vec![0.0f32; n * planes * 64];
+    for (o, chunk) in obs.iter().zip(data.chunks_mut(planes * 64)) {
+        o.write_planes(inputs, chunk);
     }
-    Tensor::from_data(TensorData::new(data, [n, PLANES, 8, 8]), device)
+    Tensor::from_data(TensorData::new(data, [n, planes, 8, 8]), device)
 }
 
 /// The forward pass an evaluator runs.
@@ -91,12 +91,20 @@ enum Forward {
 }
 
 impl Forward {
+    /// The input planes the network reads.
+    fn inputs(&self) -> Inputs {
+        match self {
+            Forward::Fast(f) => f.inputs(),
+            Forward::Burn(net, _) => net.inputs(),
+        }
+    }
+
     /// Policy logits `[n, POLICY_SIZE]` and value logits `[n, 3]`.
     fn forward(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
         match self {
             Forward::Fast(f) => f.forward(obs),
             Forward::Burn(net, device) => {
-                let (p, v) = net.forward(planes_tensor(obs, device));
+                let (p, v) = net.forward(planes_tensor(obs, net.inputs(), device));
                 let vec = |t: Tensor<2>| {
                     t.into_data()
                         .try_into_vec::<f32>()
@@ -170,6 +178,12 @@ impl NetEvaluator {
         }
     }
 
+    /// The input planes the network reads: observations given to
+    /// [`NetEvaluator::infer`] must be made for them.
+    pub fn inputs(&self) -> Inputs {
+        self.forward.inputs()
+    }
+
     /// Policy logits `[n, POLICY_SIZE]` and WDL probabilities `[n, 3]` for a
     /// batch of observations.
     pub fn infer(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
@@ -199,7 +213,11 @@ impl Evaluator for NetEvaluator {
         let t = Instant::now();
         let mut out = Vec::with_capacity(batch.len());
         for chunk in batch.chunks(self.max_batch.max(1)) {
-            let obs: Vec<Observation> = chunk.iter().map(|r| Observation::of_game(r.game)).collect();
+            let inputs = self.forward.inputs();
+            let obs: Vec<Observation> = chunk
+                .iter()
+                .map(|r| Observation::of_game(r.game, inputs))
+                .collect();
             let idx: Vec<Vec<u16>> = chunk
                 .iter()
                 .map(|r| policy_indices(r.game.position(), r.moves))

@@ -1,8 +1,10 @@
 //! The policy/value network: a residual convolutional tower over the 8x8
 //! board with a policy head over `POLICY_SIZE` moves and a win/draw/loss
-//! value head.
+//! value head, and optionally (`model.aux_heads`) two auxiliary outputs
+//! read from the value head's hidden layer, trained only: the final
+//! material difference and the plies left ([`crate::data::AuxTargets`]).
 
-use super::encode::{PLANES, POLICY_SIZE};
+use super::encode::{Inputs, POLICY_SIZE};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -20,6 +22,11 @@ pub struct ModelConfig {
     pub channels: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
+    /// The input planes the network reads (`basic` or `draughts`).
+    pub inputs: Inputs,
+    /// Auxiliary heads (final material difference, plies left): extra
+    /// training targets; the search does not use them.
+    pub aux_heads: bool,
 }
 
 impl Default for ModelConfig {
@@ -28,6 +35,8 @@ impl Default for ModelConfig {
             blocks: 4,
             channels: 48,
             value_hidden: 64,
+            inputs: Inputs::Basic,
+            aux_heads: false,
         }
     }
 }
@@ -51,6 +60,18 @@ impl ModelConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The shape in one line, as error messages and `damone info` show it.
+    pub fn describe(&self) -> String {
+        format!(
+            "blocks={} channels={} value_hidden={} inputs={} aux_heads={}",
+            self.blocks,
+            self.channels,
+            self.value_hidden,
+            self.inputs.name(),
+            self.aux_heads
+        )
     }
 
     /// A freshly initialised network on `device`. Weights come from the
@@ -83,7 +104,7 @@ impl ModelConfig {
             b
         };
         Net {
-            stem: conv(PLANES, c, 3),
+            stem: conv(self.inputs.planes(), c, 3),
             stem_bn: bn(c),
             blocks: (0..self.blocks)
                 .map(|_| ResBlock {
@@ -100,6 +121,9 @@ impl ModelConfig {
             value_bn: bn(1),
             value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+            aux_fc: self
+                .aux_heads
+                .then(|| LinearConfig::new(self.value_hidden, AUX_OUTPUTS).init(device)),
         }
     }
 }
@@ -135,7 +159,12 @@ pub struct Net {
     pub(crate) value_bn: BatchNorm,
     pub(crate) value_fc1: Linear,
     pub(crate) value_fc2: Linear,
+    /// Auxiliary outputs from the value head's hidden layer.
+    pub(crate) aux_fc: Option<Linear>,
 }
+
+/// Outputs of the auxiliary head: material difference, plies left.
+pub const AUX_OUTPUTS: usize = 2;
 
 impl Net {
     /// Fold pending batch-norm running-statistics updates into the stored
@@ -153,9 +182,23 @@ impl Net {
         }
     }
 
-    /// `x`: `[B, PLANES, 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
+    /// The input planes this network reads (from the width of its first
+    /// layer, which [`ModelConfig::init`] sets).
+    pub fn inputs(&self) -> Inputs {
+        let [_, planes, _, _] = self.stem.weight.dims();
+        Inputs::with_planes(planes).expect("a network's stem is built for an input set")
+    }
+
+    /// `x`: `[B, inputs().planes(), 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
     /// value logits `[B, 3]` for win/draw/loss of the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let (p, v, _) = self.forward_aux(x);
+        (p, v)
+    }
+
+    /// [`Net::forward`] and the auxiliary outputs `[B, AUX_OUTPUTS]`
+    /// (material difference, plies left) if the network has them.
+    pub fn forward_aux(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<Tensor<2>>) {
         let mut h = relu(self.stem_bn.forward(self.stem.forward(x)));
         for b in &self.blocks {
             h = b.forward(h);
@@ -164,9 +207,10 @@ impl Net {
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(h.clone())));
         let p = self.policy_fc.forward(p.reshape([batch, 2 * 64]));
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
-        let v = relu(self.value_fc1.forward(v.reshape([batch, 64])));
-        let v = self.value_fc2.forward(v);
-        (p, v)
+        let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
+        let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));
+        let v = self.value_fc2.forward(hidden);
+        (p, v, aux)
     }
 }
 

@@ -335,6 +335,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            ..ModelConfig::default()
         };
         let device = Device::flex();
         device.seed(5);

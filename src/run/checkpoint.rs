@@ -137,7 +137,7 @@ impl Checkpoint {
         };
         let text = ck.read("config.toml")?;
         let text = String::from_utf8(text).map_err(|_| CheckpointError::Damaged(d.clone(), "config.toml"))?;
-        ck.config = RunConfig::from_toml(&text, &[], &dir.join("config.toml").display().to_string())
+        ck.config = RunConfig::from_saved_toml(&text, &[], &dir.join("config.toml").display().to_string())
             .map_err(|e| CheckpointError::Config(d, e))?;
         Ok(ck)
     }

@@ -62,7 +62,8 @@ impl Default for EvalConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DistConfig {
-    /// Finished games per shard an actor writes.
+    /// Finished games per shard an actor writes (at least; games that end
+    /// in the same search round as the last one counted are kept too).
     pub games_per_shard: u32,
     /// The learner takes shards played by models at most this many
     /// versions older than its newest; older ones are skipped as stale.
@@ -141,11 +142,26 @@ impl RunConfig {
     /// A key the text leaves out takes its value from the embedded default
     /// config (`configs/default.toml`): there is one source of defaults.
     pub fn from_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
+        let defaults: toml::Table =
+            toml::from_str(DEFAULT_CONFIG).expect("the embedded default config parses");
+        Self::parse_over(defaults, text, sets, origin)
+    }
+
+    /// Parse a config that a run saved (a checkpoint's `config.toml`, a
+    /// store's `run.toml`), with `--set` overrides. A saved config holds
+    /// every key its build knew; a key added since takes the code's
+    /// default, which keeps the old behaviour (the embedded default config
+    /// may have moved on: new input planes must not be read into a network
+    /// trained without them).
+    pub fn from_saved_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
+        let defaults = toml::Table::try_from(RunConfig::default()).expect("the default config serialises");
+        Self::parse_over(defaults, text, sets, origin)
+    }
+
+    fn parse_over(mut value: toml::Table, text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
         let one_line = |e: &dyn std::fmt::Display| e.to_string().trim().replace('\n', " ");
         let given: toml::Table =
             toml::from_str(text).map_err(|e| ConfigError::Parse(origin.to_string(), one_line(&e)))?;
-        let mut value: toml::Table =
-            toml::from_str(DEFAULT_CONFIG).expect("the embedded default config parses");
         merge(&mut value, given);
         let base = value.clone();
         for s in sets {
@@ -204,6 +220,12 @@ impl RunConfig {
         self.search.validate().map_err(|e| format!("search.{e}"))?;
         self.selfplay.validate()?;
         self.train.validate()?;
+        if !self.model.aux_heads && (self.train.material_weight > 0.0 || self.train.plies_left_weight > 0.0) {
+            return Err(
+                "train.material_weight and train.plies_left_weight need model.aux_heads = true (the heads they train)"
+                    .into(),
+            );
+        }
         if self.eval.interval > 0 {
             if self.eval.games == 0 || self.eval.games % 2 == 1 {
                 return Err(format!(
@@ -330,6 +352,23 @@ mod tests {
         assert!(text.contains("full_search_prob = 0.35"), "{text}");
         assert!(text.contains("lr = 0.01"), "{text}");
         assert_eq!(RunConfig::from_toml(&text, &[], "y").unwrap(), want);
+    }
+
+    #[test]
+    fn a_saved_config_missing_newer_keys_keeps_the_old_behaviour() {
+        // A run saved before `selfplay.eval_cache` existed: the embedded
+        // default turns the cache on, the saved config keeps it off.
+        let mut old = toml::Table::try_from(RunConfig::load(None, &[]).unwrap()).unwrap();
+        let sp = old.get_mut("selfplay").and_then(|t| t.as_table_mut()).unwrap();
+        sp.remove("eval_cache").unwrap();
+        let text = toml::to_string(&old).unwrap();
+        assert_eq!(
+            RunConfig::from_toml(&text, &[], "x").unwrap().selfplay.eval_cache,
+            131072
+        );
+        let saved = RunConfig::from_saved_toml(&text, &[], "x").unwrap();
+        assert_eq!(saved.selfplay.eval_cache, 0);
+        assert_eq!(saved.model, RunConfig::load(None, &[]).unwrap().model);
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct Metrics {
     pub train_cpu_busy: f64,
     pub loss_policy: f64,
     pub loss_value: f64,
+    /// Weighted auxiliary losses (0 without `model.aux_heads`).
+    pub loss_aux: f64,
     pub lr: f64,
     pub white_wins: u32,
     pub black_wins: u32,

@@ -74,7 +74,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 32] = [
+pub const RESUME_KEYS: [&str; 35] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -94,6 +94,9 @@ pub const RESUME_KEYS: [&str; 32] = [
     "train.min_samples",
     "train.value_q_weight",
     "train.value_q_weight_final",
+    "train.material_weight",
+    "train.plies_left_weight",
+    "train.surprise_fraction",
     "search.",
     "eval.",
     "dist.",
@@ -283,7 +286,7 @@ impl Run {
                 let mut base = ck.config.clone();
                 base.checkpoint_dir = cfg.checkpoint_dir.clone();
                 base.run = cfg.run.clone();
-                let c = RunConfig::from_toml(&base.to_toml(), sets, "(resumed run)")?;
+                let c = RunConfig::from_saved_toml(&base.to_toml(), sets, "(resumed run)")?;
                 let compute = ComputeDevice::select(c.device)?;
                 let changes: Vec<&String> = sets
                     .iter()
@@ -572,6 +575,7 @@ impl Run {
             train_cpu_busy: round(train_busy, 3),
             loss_policy: round(losses.policy, 5),
             loss_value: round(losses.value, 5),
+            loss_aux: round(losses.aux, 5),
             lr: round(lr, 7),
             white_wins: stats.white_wins,
             black_wins: stats.black_wins,

@@ -19,7 +19,7 @@
 //! random draw of an iteration comes from streams seeded by that
 //! iteration's seed, so a resumed run continues exactly.
 
-use crate::data::{read_sample, write_sample, Sample};
+use crate::data::{read_sample, write_sample, AuxTargets, Sample};
 use crate::game::{Color, DrawRules, EndReason, Game, MoveList, Outcome, Position, Variant};
 use crate::mcts::{
     evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
@@ -202,10 +202,20 @@ struct Slot {
     /// The search under way is a full one (its position becomes a sample).
     full: bool,
     /// Samples of this game, waiting for its outcome.
-    pending: Vec<(Sample, Color)>,
+    pending: Vec<Pending>,
     may_resign: bool,
     would_resign: Option<Color>,
     rng: Rng,
+}
+
+/// A sample waiting for its game's end.
+struct Pending {
+    sample: Sample,
+    /// The side to move of its position: the side its targets are for.
+    side: Color,
+    /// The game's ply at its position (unknown for samples restored from a
+    /// version 1 games-in-flight file: they get no auxiliary targets).
+    ply: Option<u32>,
 }
 
 /// The self-play driver: `parallel_games` games, each with its own tree,
@@ -231,7 +241,9 @@ struct Sink<'a> {
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
-pub const INFLIGHT_VERSION: u32 = 1;
+/// Version 1 had no ply per pending sample and samples without auxiliary
+/// targets; it is still read.
+pub const INFLIGHT_VERSION: u32 = 2;
 
 impl SelfPlay {
     /// `parallel_games` games from `start` under `rules`, each opened with
@@ -418,17 +430,20 @@ impl SelfPlay {
             if s.full {
                 let limit = g.rules().no_progress_plies.max(1) as f32;
                 let idx = policy_indices(g.position(), &r.moves);
-                s.pending.push((
-                    Sample {
+                s.pending.push(Pending {
+                    sample: Sample {
                         pos: *g.position(),
                         repeated: g.repetitions() > 1,
                         no_progress: (g.position().no_progress() as f32 / limit).min(1.0),
                         policy: idx.into_iter().zip(r.policy.iter().copied()).collect(),
                         z: Wdl::DRAW,
                         q: r.wdl,
+                        surprise: r.surprise(),
+                        aux: None,
                     },
                     side,
-                ));
+                    ply: Some(g.ply() as u32),
+                });
             }
             let mut resign = false;
             if cfg.resign_threshold < 1.0
@@ -474,7 +489,7 @@ impl SelfPlay {
             }
         };
         if let Some((o, game)) = ended {
-            self.finish_game(i, &o, cfg.no_resign_fraction, sink);
+            self.finish_game(i, &o, &game, cfg.no_resign_fraction, sink);
             if let Some(f) = self.finished.as_mut() {
                 f.push((game, o));
             }
@@ -485,11 +500,30 @@ impl SelfPlay {
         }
     }
 
-    fn finish_game(&mut self, i: usize, o: &Outcome, no_resign_fraction: f32, sink: &mut Sink<'_>) {
+    /// Settle game `i`, which ended in `game` with `o`: its samples get
+    /// their outcome and, if it was played out, their auxiliary targets.
+    fn finish_game(
+        &mut self,
+        i: usize,
+        o: &Outcome,
+        game: &Game,
+        no_resign_fraction: f32,
+        sink: &mut Sink<'_>,
+    ) {
         let (stats, out) = (&mut sink.stats, &mut sink.out);
         let s = &mut self.slots[i];
-        for (mut sample, side) in s.pending.drain(..) {
-            sample.z = Wdl::of_outcome(o, side);
+        let played_out = o.reason != EndReason::Resignation;
+        for p in s.pending.drain(..) {
+            let mut sample = p.sample;
+            sample.z = Wdl::of_outcome(o, p.side);
+            sample.aux = match p.ply {
+                Some(ply) if played_out => Some(AuxTargets::at_end(
+                    game.position(),
+                    p.side,
+                    (game.ply() as u32).saturating_sub(ply),
+                )),
+                _ => None,
+            };
             out.push(sample);
             stats.samples += 1;
         }
@@ -530,9 +564,10 @@ impl SelfPlay {
                 Some(Color::Black) => 2,
             });
             w.u32(s.pending.len() as u32);
-            for (sample, side) in &s.pending {
-                w.u8((*side == Color::Black) as u8);
-                write_sample(&mut w, sample);
+            for p in &s.pending {
+                w.u8((p.side == Color::Black) as u8);
+                w.u32(p.ply.unwrap_or(u32::MAX));
+                write_sample(&mut w, &p.sample);
             }
         }
         w.finish()
@@ -542,7 +577,7 @@ impl SelfPlay {
     /// driver made with the same settings.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), BinError> {
         let mut r = Reader::new(bytes, "games-in-flight file");
-        r.header(INFLIGHT_MAGIC, &[INFLIGHT_VERSION])?;
+        let version = r.header(INFLIGHT_MAGIC, &[1, INFLIGHT_VERSION])?;
         let enc = r.u32()?;
         if enc != crate::net::ENCODING_VERSION {
             return Err(r.invalid(format!(
@@ -572,7 +607,13 @@ impl SelfPlay {
             let mut pending = Vec::with_capacity(k.min(4096));
             for _ in 0..k {
                 let side = if r.u8()? != 0 { Color::Black } else { Color::White };
-                pending.push((read_sample(&mut r)?, side));
+                let ply = if version >= 2 {
+                    Some(r.u32()?).filter(|&p| p != u32::MAX)
+                } else {
+                    None
+                };
+                let sample = read_sample(&mut r, version >= 2)?;
+                pending.push(Pending { sample, side, ply });
             }
             restored.push((game, may_resign, would_resign, pending));
         }

@@ -4,12 +4,18 @@
 //!
 //! Loss = policy cross-entropy (targets over legal moves, illegal logits
 //! masked) + value cross-entropy (WDL target = outcome mixed with the search
-//! value by `value_q_weight`). Every batch is augmented with the h1-a8
-//! reflection (each sample reflected with probability 1/2).
+//! value by `value_q_weight`) + with auxiliary heads, `material_weight` and
+//! `plies_left_weight` times the squared errors of the final material
+//! difference and the plies left (over the samples whose game was played
+//! out). Every batch is augmented with the h1-a8 reflection (each sample
+//! reflected with probability 1/2).
 
-use crate::data::Sample;
+use crate::data::{AuxTargets, Sample};
 use crate::mcts::Wdl;
-use crate::net::{planes_tensor, policy_indices, reflect_index, ModelConfig, Net, Observation, POLICY_SIZE};
+use crate::net::model::AUX_OUTPUTS;
+use crate::net::{
+    planes_tensor, policy_indices, reflect_index, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
+};
 use crate::util::Rng;
 pub mod optim;
 
@@ -77,6 +83,14 @@ pub struct TrainParams {
     /// goes linearly from `value_q_weight` (step 0) to this (at
     /// `schedule_steps`, then stays).
     pub value_q_weight_final: Option<f32>,
+    /// Weight of the auxiliary material-difference loss (needs
+    /// `model.aux_heads`).
+    pub material_weight: f32,
+    /// Weight of the auxiliary plies-left loss (needs `model.aux_heads`).
+    pub plies_left_weight: f32,
+    /// Share of the batch-drawing weight given by the samples' surprise
+    /// (0 = uniform batches; see `ReplayWindow::batches`).
+    pub surprise_fraction: f32,
 }
 
 impl Default for TrainParams {
@@ -97,6 +111,9 @@ impl Default for TrainParams {
             min_samples: 1_000,
             value_q_weight: 0.25,
             value_q_weight_final: None,
+            material_weight: 0.0,
+            plies_left_weight: 0.0,
+            surprise_fraction: 0.0,
         }
     }
 }
@@ -151,6 +168,20 @@ impl TrainParams {
             return Err(format!(
                 "{k}value_q_weight must be in [0, 1], got {}",
                 self.value_q_weight
+            ));
+        }
+        for (key, w) in [
+            ("material_weight", self.material_weight),
+            ("plies_left_weight", self.plies_left_weight),
+        ] {
+            if !(0.0..=100.0).contains(&w) {
+                return Err(format!("{k}{key} must be in [0, 100], got {w}"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.surprise_fraction) {
+            return Err(format!(
+                "{k}surprise_fraction must be in [0, 1], got {}",
+                self.surprise_fraction
             ));
         }
         if let Some(w) = self.value_q_weight_final.filter(|w| !(0.0..=1.0).contains(w)) {
@@ -223,6 +254,8 @@ impl TrainParams {
 pub struct Losses {
     pub policy: f64,
     pub value: f64,
+    /// The weighted auxiliary losses (0 without auxiliary heads).
+    pub aux: f64,
     pub steps: u64,
 }
 
@@ -254,6 +287,8 @@ pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList
                 .collect(),
             z: Wdl::DRAW,
             q: Wdl::new(0.3, 0.4, 0.3),
+            surprise: 0.0,
+            aux: Some(AuxTargets::at_end(g.position(), g.position().side_to_move(), 40)),
         })
         .collect()
 }
@@ -264,18 +299,23 @@ struct Batch {
     policy: Vec<f32>,
     mask: Vec<f32>,
     value: Vec<f32>,
+    /// Auxiliary targets `[n, AUX_OUTPUTS]` and 1 where a sample has them.
+    aux: Vec<f32>,
+    aux_mask: Vec<f32>,
 }
 
-fn make_batch(samples: &[&Sample], q_weight: f32, rng: &mut Rng) -> Batch {
+fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng) -> Batch {
     let n = samples.len();
     let mut b = Batch {
         obs: Vec::with_capacity(n),
         policy: vec![0.0; n * POLICY_SIZE],
         mask: vec![-1.0e9; n * POLICY_SIZE],
         value: Vec::with_capacity(n * 3),
+        aux: Vec::with_capacity(n * AUX_OUTPUTS),
+        aux_mask: Vec::with_capacity(n * AUX_OUTPUTS),
     };
     for (i, s) in samples.iter().enumerate() {
-        let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress);
+        let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress, inputs);
         let reflect = rng.random::<bool>();
         if reflect {
             obs = obs.reflect();
@@ -288,6 +328,12 @@ fn make_batch(samples: &[&Sample], q_weight: f32, rng: &mut Rng) -> Batch {
             b.mask[at] = 0.0;
         }
         b.value.extend(s.z.mix(s.q, q_weight).to_array());
+        let (targets, known) = match s.aux {
+            Some(a) => ([a.material, a.plies_left], 1.0),
+            None => ([0.0; AUX_OUTPUTS], 0.0),
+        };
+        b.aux.extend(targets);
+        b.aux_mask.extend([known; AUX_OUTPUTS]);
     }
     b
 }
@@ -314,21 +360,40 @@ impl Trainer {
         self.net.as_ref().expect("network present")
     }
 
-    /// One step on a batch; returns (policy loss, value loss).
-    pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> (f64, f64) {
+    /// One step on a batch; returns its losses.
+    pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> Losses {
         let n = samples.len();
-        let b = make_batch(samples, self.params.value_q_weight_at(self.step), rng);
+        let b = make_batch(
+            samples,
+            self.model.inputs,
+            self.params.value_q_weight_at(self.step),
+            rng,
+        );
         let d = &self.device;
-        let x = planes_tensor(&b.obs, d);
+        let x = planes_tensor(&b.obs, self.model.inputs, d);
         let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, POLICY_SIZE]), d);
         let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, POLICY_SIZE]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(b.value, [n, 3]), d);
         let net = self.net.take().expect("network present");
-        let (p, v) = net.forward(x);
+        let (p, v, aux) = net.forward_aux(x);
         let lp = log_softmax(p + mask, 1);
         let policy_loss = (target * lp).sum_dim(1).mean().neg();
         let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg();
-        let loss = policy_loss.clone() + value_loss.clone();
+        let mut loss = policy_loss.clone() + value_loss.clone();
+        let mut aux_loss = None;
+        if let Some(aux) = aux {
+            // Squared errors of the samples with targets, weighted per
+            // output, averaged over those samples.
+            let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
+            let at = Tensor::<2>::from_data(TensorData::new(b.aux, [n, AUX_OUTPUTS]), d);
+            let am = Tensor::<2>::from_data(TensorData::new(b.aux_mask, [n, AUX_OUTPUTS]), d);
+            let w = [self.params.material_weight, self.params.plies_left_weight];
+            let w = Tensor::<2>::from_data(TensorData::new(w.to_vec(), [1, AUX_OUTPUTS]), d);
+            let err = (aux - at) * am;
+            let l = (err.clone() * err * w).sum().div_scalar(known.max(1) as f32);
+            loss = loss + l.clone();
+            aux_loss = Some(l);
+        }
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         let lr = self.params.lr_at(self.step);
         self.net = Some(self.optim.step(lr, net, grads));
@@ -339,7 +404,12 @@ impl Trainer {
                 .map(|v| v[0] as f64)
                 .unwrap_or(f64::NAN)
         };
-        (scalar(policy_loss), scalar(value_loss))
+        Losses {
+            policy: scalar(policy_loss),
+            value: scalar(value_loss),
+            aux: aux_loss.map_or(0.0, scalar),
+            steps: 1,
+        }
     }
 
     /// Several steps on uniform batches from `window`; mean losses.
@@ -351,17 +421,20 @@ impl Trainer {
         mut tick: impl FnMut(),
     ) -> Losses {
         let mut l = Losses::default();
+        let batches = window.batches(self.params.surprise_fraction);
         for _ in 0..steps {
-            let batch = window.batch(self.params.batch_size, rng);
-            let (p, v) = self.train_step(&batch, rng);
-            l.policy += p;
-            l.value += v;
+            let batch = batches.batch(self.params.batch_size, rng);
+            let s = self.train_step(&batch, rng);
+            l.policy += s.policy;
+            l.value += s.value;
+            l.aux += s.aux;
             l.steps += 1;
             tick();
         }
         if l.steps > 0 {
             l.policy /= l.steps as f64;
             l.value /= l.steps as f64;
+            l.aux /= l.steps as f64;
         }
         l
     }
