@@ -15,8 +15,9 @@
 //! [`AuxTargets`].
 //!
 //! Version 2 is version 3 without the surprise and the auxiliary targets;
-//! it is read, its samples with surprise 0 and no auxiliary targets. Version 1 stored the policy in the order of
-//! legal-move generation; it is refused by name.
+//! it is read, its samples with surprise 0 and no auxiliary targets.
+//! Version 1 stored the policy in the order of legal-move generation; it is
+//! refused by name.
 
 use crate::game::{Color, Position, Variant};
 use crate::mcts::Wdl;
@@ -224,10 +225,14 @@ impl ReplayWindow {
     /// with the network come up more often).
     pub fn batches(&self, surprise_fraction: f32) -> Batches<'_> {
         let f = surprise_fraction.clamp(0.0, 1.0) as f64;
-        let n = self.samples.len().max(1) as f64;
-        let mean = self.samples.iter().map(|s| s.surprise as f64).sum::<f64>() / n;
+        let mean = if f > 0.0 {
+            let n = self.samples.len().max(1) as f64;
+            self.samples.iter().map(|s| s.surprise as f64).sum::<f64>() / n
+        } else {
+            0.0
+        };
         let mut cumulative = Vec::new();
-        if f > 0.0 && mean > 0.0 {
+        if mean > 0.0 {
             let mut total = 0.0;
             cumulative.reserve(self.samples.len());
             for s in &self.samples {

@@ -212,8 +212,8 @@ impl Evaluator for NetEvaluator {
     fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         let t = Instant::now();
         let mut out = Vec::with_capacity(batch.len());
+        let inputs = self.forward.inputs();
         for chunk in batch.chunks(self.max_batch.max(1)) {
-            let inputs = self.forward.inputs();
             let obs: Vec<Observation> = chunk
                 .iter()
                 .map(|r| Observation::of_game(r.game, inputs))

@@ -208,11 +208,10 @@ struct Slot {
     rng: Rng,
 }
 
-/// A sample waiting for its game's end.
+/// A sample waiting for its game's end (its targets are for its
+/// position's side to move).
 struct Pending {
     sample: Sample,
-    /// The side to move of its position: the side its targets are for.
-    side: Color,
     /// The game's ply at its position (unknown for samples restored from a
     /// version 1 games-in-flight file: they get no auxiliary targets).
     ply: Option<u32>,
@@ -241,8 +240,9 @@ struct Sink<'a> {
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
-/// Version 1 had no ply per pending sample and samples without auxiliary
-/// targets; it is still read.
+/// Version 1 had a side byte (the sample position's side to move) instead
+/// of a ply per pending sample, and samples without auxiliary targets; it
+/// is still read.
 pub const INFLIGHT_VERSION: u32 = 2;
 
 impl SelfPlay {
@@ -441,7 +441,6 @@ impl SelfPlay {
                         surprise: r.surprise(),
                         aux: None,
                     },
-                    side,
                     ply: Some(g.ply() as u32),
                 });
             }
@@ -515,11 +514,12 @@ impl SelfPlay {
         let played_out = o.reason != EndReason::Resignation;
         for p in s.pending.drain(..) {
             let mut sample = p.sample;
-            sample.z = Wdl::of_outcome(o, p.side);
+            let side = sample.pos.side_to_move();
+            sample.z = Wdl::of_outcome(o, side);
             sample.aux = match p.ply {
                 Some(ply) if played_out => Some(AuxTargets::at_end(
                     game.position(),
-                    p.side,
+                    side,
                     (game.ply() as u32).saturating_sub(ply),
                 )),
                 _ => None,
@@ -565,7 +565,6 @@ impl SelfPlay {
             });
             w.u32(s.pending.len() as u32);
             for p in &s.pending {
-                w.u8((p.side == Color::Black) as u8);
                 w.u32(p.ply.unwrap_or(u32::MAX));
                 write_sample(&mut w, &p.sample);
             }
@@ -606,14 +605,15 @@ impl SelfPlay {
             let k = r.u32()? as usize;
             let mut pending = Vec::with_capacity(k.min(4096));
             for _ in 0..k {
-                let side = if r.u8()? != 0 { Color::Black } else { Color::White };
                 let ply = if version >= 2 {
                     Some(r.u32()?).filter(|&p| p != u32::MAX)
                 } else {
+                    // The side byte: the sample's position says it.
+                    r.u8()?;
                     None
                 };
                 let sample = read_sample(&mut r, version >= 2)?;
-                pending.push(Pending { sample, side, ply });
+                pending.push(Pending { sample, ply });
             }
             restored.push((game, may_resign, would_resign, pending));
         }
