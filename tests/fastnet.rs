@@ -105,6 +105,7 @@ fn fast_path_equals_burn_default_shape() {
             value_hidden: 64,
             inputs: Inputs::Basic,
             aux_heads: false,
+            reply_head: false,
         },
         1,
     );
@@ -119,6 +120,7 @@ fn fast_path_equals_burn_other_shapes() {
             value_hidden: 5,
             inputs: Inputs::Draughts,
             aux_heads: true,
+            reply_head: true,
         },
         2,
     );
@@ -129,6 +131,7 @@ fn fast_path_equals_burn_other_shapes() {
             value_hidden: 64,
             inputs: Inputs::Draughts,
             aux_heads: true,
+            reply_head: true,
         },
         3,
     );

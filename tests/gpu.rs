@@ -68,6 +68,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             value_hidden: 16,
             inputs: Inputs::Draughts,
             aux_heads: true,
+            reply_head: true,
         },
         ModelConfig::default(),
     ]

@@ -75,6 +75,7 @@ fn replay_bytes() -> Vec<u8> {
             material: 0.25,
             plies_left: 0.5,
         }),
+        reply: (i != 2).then_some(100 + i),
     }));
     w.to_bytes()
 }

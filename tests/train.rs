@@ -76,7 +76,8 @@ fn tiny_run_learns_and_is_reproducible() {
     let _ = std::fs::remove_dir_all(&b);
 }
 
-/// The draughts input planes and the auxiliary heads train end to end:
+/// The draughts input planes, the auxiliary heads and the reply head train
+/// end to end:
 /// the auxiliary loss is logged and falls, the run evaluates (the fast
 /// inference path reads the larger input), and a resume reads it all back.
 #[test]
@@ -91,6 +92,10 @@ fn draughts_inputs_and_auxiliary_heads_train() {
         "train.material_weight=1",
         "--set",
         "train.plies_left_weight=1",
+        "--set",
+        "model.reply_head=true",
+        "--set",
+        "train.reply_weight=1",
     ];
     let mut args = sets.to_vec();
     args.extend(["--set", "iterations=3"]);
@@ -173,6 +178,7 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
             ],
             "train.plies_left_weight",
         ),
+        (vec!["--set", "train.reply_weight=1"], "model.reply_head"),
         (vec!["--resume"], "no checkpoint"),
     ] {
         let (code, err) = train(&dir, &sets);

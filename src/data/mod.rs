@@ -1,7 +1,7 @@
 //! Self-play samples, the bounded replay window, and its versioned on-disk
 //! format.
 //!
-//! ## File format (`replay.bin`), version 3, little-endian
+//! ## File format (`replay.bin`), version 4, little-endian
 //!
 //! Written with [`crate::util::bin`]: `b"DMNREPLY"`, `u32` format version,
 //! `u32` input-encoding version ([`ENCODING_VERSION`]), `u64` capacity,
@@ -12,10 +12,12 @@
 //! network policy index and an `f32` probability, then the outcome WDL and
 //! the search WDL (three `f32` each), then the `f32` surprise, then the
 //! auxiliary targets: `u8` 0 (none) or 1 and the two `f32` of
-//! [`AuxTargets`].
+//! [`AuxTargets`], then the opponent's reply: `u8` 0 (none) or 1 and its
+//! `u16` network policy index.
 //!
-//! Version 2 is version 3 without the surprise and the auxiliary targets;
-//! it is read, its samples with surprise 0 and no auxiliary targets.
+//! Version 3 is version 4 without the reply; version 2 is version 3
+//! without the surprise and the auxiliary targets. Both are read, their
+//! samples without the fields they lack ([`SampleLayout`]).
 //! Version 1 stored the policy in the order of legal-move generation; it is
 //! refused by name.
 
@@ -29,10 +31,20 @@ use std::collections::VecDeque;
 
 const MAGIC: &[u8; 8] = b"DMNREPLY";
 /// Version of the replay file format.
-pub const REPLAY_VERSION: u32 = 3;
-/// The replay version that [`ReplayWindow::from_bytes`] still reads: no
-/// auxiliary targets.
-const REPLAY_VERSION_NO_AUX: u32 = 2;
+pub const REPLAY_VERSION: u32 = 4;
+
+/// Which fields a written sample has: the files that hold samples (replay
+/// windows, shards, games in flight) gained fields over their versions,
+/// and each maps its version to one of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SampleLayout {
+    /// Neither the surprise nor the auxiliary targets nor the reply.
+    Plain,
+    /// The surprise and the auxiliary targets, no reply.
+    Aux,
+    /// Every field (what [`write_sample`] writes).
+    Full,
+}
 
 /// Targets of the auxiliary heads: facts of how the game ended, known once
 /// it has been played out (absent for games that ended by resignation).
@@ -80,6 +92,10 @@ pub struct Sample {
     pub surprise: f32,
     /// Targets of the auxiliary heads, if the game was played out.
     pub aux: Option<AuxTargets>,
+    /// The opponent's reply to the move played here, as a network policy
+    /// index in the frame of the position after the move (its side to
+    /// move); `None` where the game ended with the move.
+    pub reply: Option<u16>,
 }
 
 /// Why a replay file could not be read.
@@ -122,12 +138,19 @@ pub fn write_sample(w: &mut Writer, s: &Sample) {
             w.f32(a.plies_left);
         }
     }
+    match s.reply {
+        None => w.u8(0),
+        Some(i) => {
+            w.u8(1);
+            w.u16(i);
+        }
+    }
 }
 
-/// Read one sample written by [`write_sample`]; `with_aux`: the format
-/// has the surprise and the auxiliary targets (formats written before them
-/// do not).
-pub fn read_sample(r: &mut Reader<'_>, with_aux: bool) -> Result<Sample, BinError> {
+/// Read one sample written by [`write_sample`] in a format whose samples
+/// have the fields of `layout`.
+pub fn read_sample(r: &mut Reader<'_>, layout: SampleLayout) -> Result<Sample, BinError> {
+    let with_aux = layout >= SampleLayout::Aux;
     let fen = r.str16()?;
     let variant = match r.u8()? {
         0 => Variant::Standard,
@@ -163,6 +186,17 @@ pub fn read_sample(r: &mut Reader<'_>, with_aux: bool) -> Result<Sample, BinErro
         }),
         v => return Err(r.invalid(format!("bad auxiliary-target flag {v}"))),
     };
+    let reply = match if layout >= SampleLayout::Full { r.u8()? } else { 0 } {
+        0 => None,
+        1 => {
+            let i = r.u16()?;
+            if i as usize >= crate::net::POLICY_SIZE {
+                return Err(r.invalid(format!("reply policy index {i} out of range")));
+            }
+            Some(i)
+        }
+        v => return Err(r.invalid(format!("bad reply flag {v}"))),
+    };
     Ok(Sample {
         pos,
         repeated,
@@ -172,6 +206,7 @@ pub fn read_sample(r: &mut Reader<'_>, with_aux: bool) -> Result<Sample, BinErro
         q: Wdl::new(v[3], v[4], v[5]),
         surprise,
         aux,
+        reply,
     })
 }
 
@@ -262,7 +297,12 @@ impl ReplayWindow {
     /// Read a window written by [`ReplayWindow::to_bytes`].
     pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow, ReplayError> {
         let mut r = Reader::new(data, "replay file");
-        let version = r.header(MAGIC, &[REPLAY_VERSION_NO_AUX, REPLAY_VERSION])?;
+        let version = r.header(MAGIC, &[2, 3, REPLAY_VERSION])?;
+        let layout = match version {
+            2 => SampleLayout::Plain,
+            3 => SampleLayout::Aux,
+            _ => SampleLayout::Full,
+        };
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
             return Err(ReplayError::Encoding(enc));
@@ -277,8 +317,7 @@ impl ReplayWindow {
         let mut w = ReplayWindow::new(capacity as usize);
         w.total_added = total_added;
         for _ in 0..n {
-            w.samples
-                .push_back(read_sample(&mut r, version >= REPLAY_VERSION)?);
+            w.samples.push_back(read_sample(&mut r, layout)?);
         }
         r.end()?;
         Ok(w)
@@ -328,6 +367,7 @@ mod tests {
                     material: -0.25,
                     plies_left: 0.37,
                 }),
+                reply: (i != 0).then_some(77 * i),
             }]);
         }
         assert_eq!(w.len(), 2);
@@ -346,7 +386,7 @@ mod tests {
         let mut v1 = b.clone();
         v1[8] = 1;
         let e = ReplayWindow::from_bytes(&v1).unwrap_err().to_string();
-        assert!(e.contains("version 1") && e.contains("version 3"), "{e}");
+        assert!(e.contains("version 1") && e.contains("version 4"), "{e}");
         let mut enc = b.clone();
         enc[12] = 9;
         assert!(matches!(
@@ -357,13 +397,24 @@ mod tests {
         let mut huge = b.clone();
         huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(ReplayWindow::from_bytes(&huge).is_err());
-        // A bad auxiliary-target flag is named.
+        // A bad auxiliary-target flag, reply flag or reply index is named.
         let mut flag = b.clone();
-        let at = flag.len() - 9;
+        let at = flag.len() - 12;
         assert_eq!(flag[at], 1);
         flag[at] = 7;
         let e = ReplayWindow::from_bytes(&flag).unwrap_err().to_string();
         assert!(e.contains("auxiliary-target flag 7"), "{e}");
+        let mut flag = b.clone();
+        let at = flag.len() - 3;
+        assert_eq!(flag[at], 1);
+        flag[at] = 5;
+        let e = ReplayWindow::from_bytes(&flag).unwrap_err().to_string();
+        assert!(e.contains("reply flag 5"), "{e}");
+        let mut index = b.clone();
+        let at = index.len() - 2;
+        index[at..].copy_from_slice(&u16::MAX.to_le_bytes());
+        let e = ReplayWindow::from_bytes(&index).unwrap_err().to_string();
+        assert!(e.contains("reply policy index 65535"), "{e}");
     }
 
     #[test]
@@ -378,6 +429,7 @@ mod tests {
             q: Wdl::DRAW,
             surprise: (i % 2) as f32,
             aux: None,
+            reply: None,
         }));
         let mut rng = crate::util::rng_stream(1, "surprise-test", 0);
         let share = |f: f32, rng: &mut Rng| {
@@ -394,9 +446,24 @@ mod tests {
         assert_eq!(share(1.0, &mut rng), 1.0);
     }
 
+    /// A window file of `version` holding `sample` written with its last
+    /// `cut` bytes (the fields that version lacks) removed.
+    fn old_file(version: u32, sample: &Sample, cut: usize) -> Vec<u8> {
+        let mut one = Writer::new();
+        write_sample(&mut one, sample);
+        let one = one.finish();
+        let mut w = Writer::header(MAGIC, version);
+        w.u32(ENCODING_VERSION);
+        w.u64(10);
+        w.u64(1);
+        w.u64(1);
+        w.bytes(&one[..one.len() - cut]);
+        w.finish()
+    }
+
     #[test]
-    fn version_2_files_read_without_auxiliary_targets() {
-        let sample = Sample {
+    fn older_versions_read_without_the_fields_they_lack() {
+        let mut sample = Sample {
             pos: Position::start(Variant::Standard),
             repeated: false,
             no_progress: 0.5,
@@ -405,19 +472,19 @@ mod tests {
             q: Wdl::new(0.2, 0.5, 0.3),
             surprise: 0.0,
             aux: None,
+            reply: None,
         };
-        // Version 2's sample is version 3's without the surprise and the
-        // auxiliary flag.
-        let mut one = Writer::new();
-        write_sample(&mut one, &sample);
-        let one = one.finish();
-        let mut w = Writer::header(MAGIC, 2);
-        w.u32(ENCODING_VERSION);
-        w.u64(10);
-        w.u64(1);
-        w.u64(1);
-        w.bytes(&one[..one.len() - 5]);
-        let back = ReplayWindow::from_bytes(&w.finish()).unwrap();
+        // Version 2's sample is version 4's without the surprise, the
+        // auxiliary flag and the reply flag.
+        let back = ReplayWindow::from_bytes(&old_file(2, &sample, 6)).unwrap();
+        assert_eq!(back.samples, [sample.clone()]);
+        // Version 3's is version 4's without the reply flag.
+        sample.surprise = 0.75;
+        sample.aux = Some(AuxTargets {
+            material: 0.5,
+            plies_left: 0.2,
+        });
+        let back = ReplayWindow::from_bytes(&old_file(3, &sample, 1)).unwrap();
         assert_eq!(back.samples, [sample]);
     }
 }

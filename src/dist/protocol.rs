@@ -12,12 +12,13 @@
 //! learner/done                      the learner reached its limit (create-only)
 //! ```
 //!
-//! A shard (`b"DMNSHARD"`, version 2, little-endian, through
+//! A shard (`b"DMNSHARD"`, version 3, little-endian, through
 //! [`crate::util::bin`]): `u32` input-encoding version, `u64` model
 //! version, `str16` actor name, `u32` games, `u64` plies, `u64` sample
 //! count and the samples ([`crate::data::write_sample`]), `blob64` PDN
 //! text of the games, then 32 bytes: the SHA-256 of everything before.
-//! Version 1, whose samples have no auxiliary targets, is still read.
+//! Versions 1 (samples without the surprise, the auxiliary targets and the
+//! reply) and 2 (without the reply) are still read.
 //!
 //! A learner checkpoint (`b"DMNLEARN"`, version 1): `u64` epoch, `u64`
 //! model version, `u64` training steps, `u64` games, `u64` samples, `f64`
@@ -26,7 +27,7 @@
 //! keys of the shards already taken (used or skipped, with a `u8` kind:
 //! 0 used, 1 stale, 2 corrupt), then the SHA-256 of everything before.
 
-use crate::data::{read_sample, write_sample, Sample};
+use crate::data::{read_sample, write_sample, Sample, SampleLayout};
 use crate::net::ENCODING_VERSION;
 use crate::util::bin::{BinError, Reader, Writer};
 use serde::{Deserialize, Serialize};
@@ -151,7 +152,7 @@ pub struct Shard {
 
 const SHARD_MAGIC: &[u8; 8] = b"DMNSHARD";
 /// Version of the shard format.
-pub const SHARD_VERSION: u32 = 2;
+pub const SHARD_VERSION: u32 = 3;
 
 fn seal(w: Writer) -> Vec<u8> {
     let mut b = w.finish();
@@ -196,7 +197,12 @@ impl Shard {
     pub fn from_bytes(bytes: &[u8]) -> Result<Shard, BinError> {
         let body = unseal(bytes, "game shard")?;
         let mut r = Reader::new(body, "game shard");
-        let version = r.header(SHARD_MAGIC, &[1, SHARD_VERSION])?;
+        let version = r.header(SHARD_MAGIC, &[1, 2, SHARD_VERSION])?;
+        let layout = match version {
+            1 => SampleLayout::Plain,
+            2 => SampleLayout::Aux,
+            _ => SampleLayout::Full,
+        };
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
             return Err(r.invalid(format!(
@@ -209,7 +215,7 @@ impl Shard {
         let plies = r.u64()?;
         let n = r.count(20)?;
         let samples = (0..n)
-            .map(|_| read_sample(&mut r, version >= 2))
+            .map(|_| read_sample(&mut r, layout))
             .collect::<Result<Vec<_>, _>>()?;
         let pdn = String::from_utf8(r.blob64()?.to_vec()).map_err(|_| r.invalid("PDN is not UTF-8"))?;
         r.end()?;

@@ -2,7 +2,10 @@
 //! board with a policy head over `POLICY_SIZE` moves and a win/draw/loss
 //! value head, and optionally (`model.aux_heads`) two auxiliary outputs
 //! read from the value head's hidden layer, trained only: the final
-//! material difference and the plies left ([`crate::data::AuxTargets`]).
+//! material difference and the plies left ([`crate::data::AuxTargets`]);
+//! and optionally (`model.reply_head`) a second policy head, also trained
+//! only, that predicts the opponent's reply to the move about to be played
+//! (KataGo's auxiliary opponent-policy target).
 
 use super::encode::{Inputs, POLICY_SIZE};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
@@ -27,6 +30,9 @@ pub struct ModelConfig {
     /// Auxiliary heads (final material difference, plies left): extra
     /// training targets; the search does not use them.
     pub aux_heads: bool,
+    /// A head predicting the opponent's reply (trained only; the search
+    /// does not use it).
+    pub reply_head: bool,
 }
 
 impl Default for ModelConfig {
@@ -37,6 +43,7 @@ impl Default for ModelConfig {
             value_hidden: 64,
             inputs: Inputs::Basic,
             aux_heads: false,
+            reply_head: false,
         }
     }
 }
@@ -65,12 +72,13 @@ impl ModelConfig {
     /// The shape in one line, as error messages and `damone info` show it.
     pub fn describe(&self) -> String {
         format!(
-            "blocks={} channels={} value_hidden={} inputs={} aux_heads={}",
+            "blocks={} channels={} value_hidden={} inputs={} aux_heads={} reply_head={}",
             self.blocks,
             self.channels,
             self.value_hidden,
             self.inputs.name(),
-            self.aux_heads
+            self.aux_heads,
+            self.reply_head
         )
     }
 
@@ -124,6 +132,11 @@ impl ModelConfig {
             aux_fc: self
                 .aux_heads
                 .then(|| LinearConfig::new(self.value_hidden, AUX_OUTPUTS).init(device)),
+            reply: self.reply_head.then(|| PolicyHead {
+                conv: conv(c, 2, 1),
+                bn: bn(2),
+                fc: LinearConfig::new(2 * 64, POLICY_SIZE).init(device),
+            }),
         }
     }
 }
@@ -146,6 +159,39 @@ impl ResBlock {
     }
 }
 
+/// A policy head: 1x1 convolution to two planes, batch norm, ReLU, and a
+/// fully connected layer to `POLICY_SIZE` logits.
+#[derive(Module, Debug)]
+pub struct PolicyHead {
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
+    pub(crate) fc: Linear,
+}
+
+impl PolicyHead {
+    /// `[B, C, 8, 8]` -> `[B, POLICY_SIZE]` logits.
+    fn forward(&self, h: Tensor<4>) -> Tensor<2> {
+        let [batch, _, _, _] = h.dims();
+        let p = relu(self.bn.forward(self.conv.forward(h)));
+        self.fc.forward(p.reshape([batch, 2 * 64]))
+    }
+}
+
+/// Everything the network computes, as training reads it.
+pub struct Outputs {
+    /// Policy logits `[B, POLICY_SIZE]`.
+    pub policy: Tensor<2>,
+    /// Win/draw/loss logits `[B, 3]`.
+    pub value: Tensor<2>,
+    /// Auxiliary outputs `[B, AUX_OUTPUTS]` (material difference, plies
+    /// left), if the network has them.
+    pub aux: Option<Tensor<2>>,
+    /// Logits `[B, POLICY_SIZE]` of the opponent's reply, in the frame of
+    /// the position after the move (its side to move), if the network has
+    /// the head.
+    pub reply: Option<Tensor<2>>,
+}
+
 /// The policy/value network.
 #[derive(Module, Debug)]
 pub struct Net {
@@ -161,6 +207,8 @@ pub struct Net {
     pub(crate) value_fc2: Linear,
     /// Auxiliary outputs from the value head's hidden layer.
     pub(crate) aux_fc: Option<Linear>,
+    /// The opponent's-reply head.
+    pub(crate) reply: Option<PolicyHead>,
 }
 
 /// Outputs of the auxiliary head: material difference, plies left.
@@ -172,6 +220,7 @@ impl Net {
     /// switching to inference.
     pub fn sync_running_stats(&self) {
         let mut bns: Vec<&BatchNorm> = vec![&self.stem_bn, &self.policy_bn, &self.value_bn];
+        bns.extend(self.reply.as_ref().map(|r| &r.bn));
         for b in &self.blocks {
             bns.push(&b.bn1);
             bns.push(&b.bn2);
@@ -192,25 +241,30 @@ impl Net {
     /// `x`: `[B, inputs().planes(), 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
     /// value logits `[B, 3]` for win/draw/loss of the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
-        let (p, v, _) = self.forward_aux(x);
-        (p, v)
+        let o = self.forward_all(x);
+        (o.policy, o.value)
     }
 
-    /// [`Net::forward`] and the auxiliary outputs `[B, AUX_OUTPUTS]`
-    /// (material difference, plies left) if the network has them.
-    pub fn forward_aux(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<Tensor<2>>) {
+    /// [`Net::forward`] and the trained-only heads the network has.
+    pub fn forward_all(&self, x: Tensor<4>) -> Outputs {
         let mut h = relu(self.stem_bn.forward(self.stem.forward(x)));
         for b in &self.blocks {
             h = b.forward(h);
         }
         let [batch, _, _, _] = h.dims();
+        let reply = self.reply.as_ref().map(|r| r.forward(h.clone()));
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(h.clone())));
-        let p = self.policy_fc.forward(p.reshape([batch, 2 * 64]));
+        let policy = self.policy_fc.forward(p.reshape([batch, 2 * 64]));
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
         let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));
-        let v = self.value_fc2.forward(hidden);
-        (p, v, aux)
+        let value = self.value_fc2.forward(hidden);
+        Outputs {
+            policy,
+            value,
+            aux,
+            reply,
+        }
     }
 }
 

@@ -226,6 +226,9 @@ impl RunConfig {
                     .into(),
             );
         }
+        if !self.model.reply_head && self.train.reply_weight > 0.0 {
+            return Err("train.reply_weight needs model.reply_head = true (the head it trains)".into());
+        }
         if self.eval.interval > 0 {
             if self.eval.games == 0 || self.eval.games % 2 == 1 {
                 return Err(format!(

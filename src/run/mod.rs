@@ -74,7 +74,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 35] = [
+pub const RESUME_KEYS: [&str; 36] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -96,6 +96,7 @@ pub const RESUME_KEYS: [&str; 35] = [
     "train.value_q_weight_final",
     "train.material_weight",
     "train.plies_left_weight",
+    "train.reply_weight",
     "train.surprise_fraction",
     "search.",
     "eval.",

@@ -19,7 +19,7 @@
 //! random draw of an iteration comes from streams seeded by that
 //! iteration's seed, so a resumed run continues exactly.
 
-use crate::data::{read_sample, write_sample, AuxTargets, Sample};
+use crate::data::{read_sample, write_sample, AuxTargets, Sample, SampleLayout};
 use crate::game::{Color, DrawRules, EndReason, Game, MoveList, Outcome, Position, Variant};
 use crate::mcts::{
     evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
@@ -229,6 +229,25 @@ pub struct SelfPlay {
     cache: Option<EvalCache>,
 }
 
+/// For each ply `p` of `game`, the opponent's reply to the move played
+/// there: the network policy index of the move played at ply `p + 1`, in
+/// the position it was played in (`None` for the last move).
+pub fn reply_indices(game: &Game) -> Vec<Option<u16>> {
+    let moves = game.moves();
+    let mut out = vec![None; moves.len()];
+    let mut pos = *game.start();
+    for (k, m) in moves.iter().enumerate() {
+        if k > 0 {
+            let legal = pos.legal_moves();
+            if let Some(j) = legal.iter().position(|l| l == m) {
+                out[k - 1] = Some(policy_indices(&pos, &legal)[j]);
+            }
+        }
+        pos.play_unchecked(m);
+    }
+    out
+}
+
 /// Where an iteration's results go as moves are played: its counters, its
 /// finished samples, and the caller's two callbacks.
 struct Sink<'a> {
@@ -241,9 +260,9 @@ struct Sink<'a> {
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
 /// Version 1 had a side byte (the sample position's side to move) instead
-/// of a ply per pending sample, and samples without auxiliary targets; it
-/// is still read.
-pub const INFLIGHT_VERSION: u32 = 2;
+/// of a ply per pending sample, and samples without auxiliary targets;
+/// version 2's samples have no reply field. Both are still read.
+pub const INFLIGHT_VERSION: u32 = 3;
 
 impl SelfPlay {
     /// `parallel_games` games from `start` under `rules`, each opened with
@@ -440,6 +459,7 @@ impl SelfPlay {
                         q: r.wdl,
                         surprise: r.surprise(),
                         aux: None,
+                        reply: None,
                     },
                     ply: Some(g.ply() as u32),
                 });
@@ -512,6 +532,11 @@ impl SelfPlay {
         let (stats, out) = (&mut sink.stats, &mut sink.out);
         let s = &mut self.slots[i];
         let played_out = o.reason != EndReason::Resignation;
+        let replies = if s.pending.is_empty() {
+            Vec::new()
+        } else {
+            reply_indices(game)
+        };
         for p in s.pending.drain(..) {
             let mut sample = p.sample;
             let side = sample.pos.side_to_move();
@@ -524,6 +549,7 @@ impl SelfPlay {
                 )),
                 _ => None,
             };
+            sample.reply = p.ply.and_then(|ply| replies.get(ply as usize).copied().flatten());
             out.push(sample);
             stats.samples += 1;
         }
@@ -576,7 +602,12 @@ impl SelfPlay {
     /// driver made with the same settings.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), BinError> {
         let mut r = Reader::new(bytes, "games-in-flight file");
-        let version = r.header(INFLIGHT_MAGIC, &[1, INFLIGHT_VERSION])?;
+        let version = r.header(INFLIGHT_MAGIC, &[1, 2, INFLIGHT_VERSION])?;
+        let layout = match version {
+            1 => SampleLayout::Plain,
+            2 => SampleLayout::Aux,
+            _ => SampleLayout::Full,
+        };
         let enc = r.u32()?;
         if enc != crate::net::ENCODING_VERSION {
             return Err(r.invalid(format!(
@@ -612,7 +643,7 @@ impl SelfPlay {
                     r.u8()?;
                     None
                 };
-                let sample = read_sample(&mut r, version >= 2)?;
+                let sample = read_sample(&mut r, layout)?;
                 pending.push(Pending { sample, ply });
             }
             restored.push((game, may_resign, would_resign, pending));
@@ -673,4 +704,32 @@ fn read_game(r: &mut Reader<'_>) -> Result<Game, BinError> {
         g.play_unchecked(&m);
     }
     Ok(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reply of ply `p` is the move of ply `p + 1`, indexed in the
+    /// position it was played in; the last ply has none.
+    #[test]
+    fn replies_are_the_next_ply_in_its_own_frame() {
+        let mut game = Game::from_variant(Variant::Standard, DrawRules::default());
+        let mut positions = Vec::new();
+        for k in 0..6 {
+            positions.push(*game.position());
+            let legal = game.position().legal_moves();
+            let m = legal[k % legal.len()];
+            game.play(&m).unwrap();
+        }
+        let r = reply_indices(&game);
+        assert_eq!(r.len(), 6);
+        assert_eq!(r[5], None);
+        for p in 0..5 {
+            let pos = &positions[p + 1];
+            let legal = pos.legal_moves();
+            let j = legal.iter().position(|m| *m == game.moves()[p + 1]).unwrap();
+            assert_eq!(r[p], Some(policy_indices(pos, &legal)[j]), "ply {p}");
+        }
+    }
 }

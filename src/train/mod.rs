@@ -88,6 +88,10 @@ pub struct TrainParams {
     pub material_weight: f32,
     /// Weight of the auxiliary plies-left loss (needs `model.aux_heads`).
     pub plies_left_weight: f32,
+    /// Weight of the opponent's-reply loss (cross-entropy of the reply
+    /// head at the move the opponent played next; needs
+    /// `model.reply_head`).
+    pub reply_weight: f32,
     /// Share of the batch-drawing weight given by the samples' surprise
     /// (0 = uniform batches; see `ReplayWindow::batches`).
     pub surprise_fraction: f32,
@@ -113,6 +117,7 @@ impl Default for TrainParams {
             value_q_weight_final: None,
             material_weight: 0.0,
             plies_left_weight: 0.0,
+            reply_weight: 0.0,
             surprise_fraction: 0.0,
         }
     }
@@ -173,6 +178,7 @@ impl TrainParams {
         for (key, w) in [
             ("material_weight", self.material_weight),
             ("plies_left_weight", self.plies_left_weight),
+            ("reply_weight", self.reply_weight),
         ] {
             if !(0.0..=100.0).contains(&w) {
                 return Err(format!("{k}{key} must be in [0, 100], got {w}"));
@@ -254,7 +260,8 @@ impl TrainParams {
 pub struct Losses {
     pub policy: f64,
     pub value: f64,
-    /// The weighted auxiliary losses (0 without auxiliary heads).
+    /// The weighted auxiliary losses: material, plies left and the
+    /// opponent's reply (0 without those heads).
     pub aux: f64,
     pub steps: u64,
 }
@@ -289,6 +296,7 @@ pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList
             q: Wdl::new(0.3, 0.4, 0.3),
             surprise: 0.0,
             aux: Some(AuxTargets::at_end(g.position(), g.position().side_to_move(), 40)),
+            reply: None,
         })
         .collect()
 }
@@ -302,6 +310,10 @@ struct Batch {
     /// Auxiliary targets `[n, AUX_OUTPUTS]` and 1 where a sample has them.
     aux: Vec<f32>,
     aux_mask: Vec<f32>,
+    /// One-hot opponent's replies `[n, POLICY_SIZE]` (a zero row where a
+    /// sample has none) and how many samples have one.
+    reply: Vec<f32>,
+    replies: usize,
 }
 
 fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng) -> Batch {
@@ -313,7 +325,13 @@ fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng)
         value: Vec::with_capacity(n * 3),
         aux: Vec::with_capacity(n * AUX_OUTPUTS),
         aux_mask: Vec::with_capacity(n * AUX_OUTPUTS),
+        reply: Vec::new(),
+        replies: 0,
     };
+    let with_reply = samples.iter().any(|s| s.reply.is_some());
+    if with_reply {
+        b.reply = vec![0.0; n * POLICY_SIZE];
+    }
     for (i, s) in samples.iter().enumerate() {
         let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress, inputs);
         let reflect = rng.random::<bool>();
@@ -334,6 +352,11 @@ fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng)
         };
         b.aux.extend(targets);
         b.aux_mask.extend([known; AUX_OUTPUTS]);
+        if let Some(j) = s.reply {
+            let j = if reflect { reflect_index(j) } else { j };
+            b.reply[i * POLICY_SIZE + j as usize] = 1.0;
+            b.replies += 1;
+        }
     }
     b
 }
@@ -375,13 +398,14 @@ impl Trainer {
         let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, POLICY_SIZE]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(b.value, [n, 3]), d);
         let net = self.net.take().expect("network present");
-        let (p, v, aux) = net.forward_aux(x);
+        let out = net.forward_all(x);
+        let (p, v) = (out.policy, out.value);
         let lp = log_softmax(p + mask, 1);
         let policy_loss = (target * lp).sum_dim(1).mean().neg();
         let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg();
         let mut loss = policy_loss.clone() + value_loss.clone();
         let mut aux_loss = None;
-        if let Some(aux) = aux {
+        if let Some(aux) = out.aux {
             // Squared errors of the samples with targets, weighted per
             // output, averaged over those samples.
             let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
@@ -393,6 +417,22 @@ impl Trainer {
             let l = (err.clone() * err * w).sum().div_scalar(known.max(1) as f32);
             loss = loss + l.clone();
             aux_loss = Some(l);
+        }
+        if let Some(reply) = out
+            .reply
+            .filter(|_| b.replies > 0 && self.params.reply_weight > 0.0)
+        {
+            // Cross-entropy at the reply played, over the samples with one.
+            let t = Tensor::<2>::from_data(TensorData::new(b.reply, [n, POLICY_SIZE]), d);
+            let l = (t * log_softmax(reply, 1))
+                .sum()
+                .neg()
+                .mul_scalar(self.params.reply_weight / b.replies as f32);
+            loss = loss + l.clone();
+            aux_loss = Some(match aux_loss {
+                Some(a) => a + l,
+                None => l,
+            });
         }
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         let lr = self.params.lr_at(self.step);
