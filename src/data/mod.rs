@@ -46,6 +46,21 @@ pub enum SampleLayout {
     Full,
 }
 
+impl SampleLayout {
+    /// The layout of a file at `version`, whose samples gained the surprise
+    /// and the auxiliary targets at version `aux_since` and the reply at
+    /// `aux_since + 1`.
+    pub fn of_version(version: u32, aux_since: u32) -> SampleLayout {
+        if version > aux_since {
+            SampleLayout::Full
+        } else if version == aux_since {
+            SampleLayout::Aux
+        } else {
+            SampleLayout::Plain
+        }
+    }
+}
+
 /// Targets of the auxiliary heads: facts of how the game ended, known once
 /// it has been played out (absent for games that ended by resignation).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -298,11 +313,7 @@ impl ReplayWindow {
     pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow, ReplayError> {
         let mut r = Reader::new(data, "replay file");
         let version = r.header(MAGIC, &[2, 3, REPLAY_VERSION])?;
-        let layout = match version {
-            2 => SampleLayout::Plain,
-            3 => SampleLayout::Aux,
-            _ => SampleLayout::Full,
-        };
+        let layout = SampleLayout::of_version(version, 3);
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
             return Err(ReplayError::Encoding(enc));
@@ -397,23 +408,20 @@ mod tests {
         let mut huge = b.clone();
         huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(ReplayWindow::from_bytes(&huge).is_err());
-        // A bad auxiliary-target flag, reply flag or reply index is named.
-        let mut flag = b.clone();
-        let at = flag.len() - 12;
-        assert_eq!(flag[at], 1);
-        flag[at] = 7;
-        let e = ReplayWindow::from_bytes(&flag).unwrap_err().to_string();
+        // A bad auxiliary-target flag, reply flag or reply index is named:
+        // `bytes` written `back` bytes before the end, over what was there.
+        let corrupt = |back: usize, was: &[u8], bytes: &[u8]| {
+            let mut c = b.clone();
+            let at = c.len() - back;
+            assert_eq!(&c[at..at + bytes.len()], was);
+            c[at..at + bytes.len()].copy_from_slice(bytes);
+            ReplayWindow::from_bytes(&c).unwrap_err().to_string()
+        };
+        let e = corrupt(12, &[1], &[7]);
         assert!(e.contains("auxiliary-target flag 7"), "{e}");
-        let mut flag = b.clone();
-        let at = flag.len() - 3;
-        assert_eq!(flag[at], 1);
-        flag[at] = 5;
-        let e = ReplayWindow::from_bytes(&flag).unwrap_err().to_string();
+        let e = corrupt(3, &[1], &[5]);
         assert!(e.contains("reply flag 5"), "{e}");
-        let mut index = b.clone();
-        let at = index.len() - 2;
-        index[at..].copy_from_slice(&u16::MAX.to_le_bytes());
-        let e = ReplayWindow::from_bytes(&index).unwrap_err().to_string();
+        let e = corrupt(2, &154u16.to_le_bytes(), &u16::MAX.to_le_bytes());
         assert!(e.contains("reply policy index 65535"), "{e}");
     }
 

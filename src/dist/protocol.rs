@@ -198,11 +198,7 @@ impl Shard {
         let body = unseal(bytes, "game shard")?;
         let mut r = Reader::new(body, "game shard");
         let version = r.header(SHARD_MAGIC, &[1, 2, SHARD_VERSION])?;
-        let layout = match version {
-            1 => SampleLayout::Plain,
-            2 => SampleLayout::Aux,
-            _ => SampleLayout::Full,
-        };
+        let layout = SampleLayout::of_version(version, 2);
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
             return Err(r.invalid(format!(

@@ -603,11 +603,7 @@ impl SelfPlay {
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), BinError> {
         let mut r = Reader::new(bytes, "games-in-flight file");
         let version = r.header(INFLIGHT_MAGIC, &[1, 2, INFLIGHT_VERSION])?;
-        let layout = match version {
-            1 => SampleLayout::Plain,
-            2 => SampleLayout::Aux,
-            _ => SampleLayout::Full,
-        };
+        let layout = SampleLayout::of_version(version, 2);
         let enc = r.u32()?;
         if enc != crate::net::ENCODING_VERSION {
             return Err(r.invalid(format!(

@@ -316,7 +316,9 @@ struct Batch {
     replies: usize,
 }
 
-fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng) -> Batch {
+/// `with_reply`: the network trains a reply head (the one-hot replies are
+/// built only then).
+fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, with_reply: bool, rng: &mut Rng) -> Batch {
     let n = samples.len();
     let mut b = Batch {
         obs: Vec::with_capacity(n),
@@ -328,7 +330,6 @@ fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng)
         reply: Vec::new(),
         replies: 0,
     };
-    let with_reply = samples.iter().any(|s| s.reply.is_some());
     if with_reply {
         b.reply = vec![0.0; n * POLICY_SIZE];
     }
@@ -352,7 +353,7 @@ fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, rng: &mut Rng)
         };
         b.aux.extend(targets);
         b.aux_mask.extend([known; AUX_OUTPUTS]);
-        if let Some(j) = s.reply {
+        if let Some(j) = s.reply.filter(|_| with_reply) {
             let j = if reflect { reflect_index(j) } else { j };
             b.reply[i * POLICY_SIZE + j as usize] = 1.0;
             b.replies += 1;
@@ -390,6 +391,7 @@ impl Trainer {
             samples,
             self.model.inputs,
             self.params.value_q_weight_at(self.step),
+            self.model.reply_head && self.params.reply_weight > 0.0,
             rng,
         );
         let d = &self.device;
@@ -418,10 +420,7 @@ impl Trainer {
             loss = loss + l.clone();
             aux_loss = Some(l);
         }
-        if let Some(reply) = out
-            .reply
-            .filter(|_| b.replies > 0 && self.params.reply_weight > 0.0)
-        {
+        if let Some(reply) = out.reply.filter(|_| b.replies > 0) {
             // Cross-entropy at the reply played, over the samples with one.
             let t = Tensor::<2>::from_data(TensorData::new(b.reply, [n, POLICY_SIZE]), d);
             let l = (t * log_softmax(reply, 1))
