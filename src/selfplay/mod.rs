@@ -19,17 +19,18 @@
 //! random draw of an iteration comes from streams seeded by that
 //! iteration's seed, so a resumed run continues exactly.
 
-use crate::data::{read_sample, write_sample, AuxTargets, Sample, SampleLayout};
-use crate::game::{Color, DrawRules, EndReason, Game, MoveList, Outcome, Position, Variant};
+use crate::data::{AuxTargets, Sample};
+use crate::game::{Color, DrawRules, EndReason, Game, Outcome, Position};
 use crate::mcts::{
     evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
 };
 use crate::net::policy_indices;
-use crate::util::bin::{BinError, Reader, Writer};
 
 mod env;
+mod inflight;
 use crate::util::{rng_stream, Rng};
 pub use env::{Encoder, EnvError, StepResult, VecEnv};
+pub use inflight::INFLIGHT_VERSION;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -256,13 +257,6 @@ struct Sink<'a> {
     on_game: &'a mut dyn FnMut(&SelfPlayStats),
     on_live: &'a mut dyn FnMut(&Game),
 }
-
-const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
-/// Version of the games-in-flight format ([`SelfPlay::to_bytes`]).
-/// Version 1 had a side byte (the sample position's side to move) instead
-/// of a ply per pending sample, and samples without auxiliary targets;
-/// version 2's samples have no reply field. Both are still read.
-pub const INFLIGHT_VERSION: u32 = 3;
 
 impl SelfPlay {
     /// `parallel_games` games from `start` under `rules`, each opened with
@@ -573,138 +567,12 @@ impl SelfPlay {
         s.would_resign = None;
         s.may_resign = s.rng.random::<f32>() >= no_resign_fraction;
     }
-
-    /// The games in flight as bytes (for checkpoints): per game its start
-    /// position, rules and moves, its pending samples and resignation state.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::header(INFLIGHT_MAGIC, INFLIGHT_VERSION);
-        w.u32(crate::net::ENCODING_VERSION);
-        w.u64(self.env.episodes);
-        w.u64(self.slots.len() as u64);
-        for (s, g) in self.slots.iter().zip(self.env.games()) {
-            write_game(&mut w, g);
-            w.u8(s.may_resign as u8);
-            w.u8(match s.would_resign {
-                None => 0,
-                Some(Color::White) => 1,
-                Some(Color::Black) => 2,
-            });
-            w.u32(s.pending.len() as u32);
-            for p in &s.pending {
-                w.u32(p.ply.unwrap_or(u32::MAX));
-                write_sample(&mut w, &p.sample);
-            }
-        }
-        w.finish()
-    }
-
-    /// Restore the games in flight written by [`SelfPlay::to_bytes`] into a
-    /// driver made with the same settings.
-    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), BinError> {
-        let mut r = Reader::new(bytes, "games-in-flight file");
-        let version = r.header(INFLIGHT_MAGIC, &[1, 2, INFLIGHT_VERSION])?;
-        let layout = SampleLayout::of_version(version, 2);
-        let enc = r.u32()?;
-        if enc != crate::net::ENCODING_VERSION {
-            return Err(r.invalid(format!(
-                "written for input encoding version {enc}; this build uses version {}",
-                crate::net::ENCODING_VERSION
-            )));
-        }
-        let episodes = r.u64()?;
-        let n = r.count(8)?;
-        if n != self.slots.len() {
-            return Err(r.invalid(format!(
-                "{n} games in flight, but the run plays {} at once",
-                self.slots.len()
-            )));
-        }
-        let mut restored = Vec::with_capacity(n);
-        for _ in 0..n {
-            let game = read_game(&mut r)?;
-            let may_resign = r.u8()? != 0;
-            let would_resign = match r.u8()? {
-                0 => None,
-                1 => Some(Color::White),
-                2 => Some(Color::Black),
-                v => return Err(r.invalid(format!("bad resignation code {v}"))),
-            };
-            let k = r.u32()? as usize;
-            let mut pending = Vec::with_capacity(k.min(4096));
-            for _ in 0..k {
-                let ply = if version >= 2 {
-                    Some(r.u32()?).filter(|&p| p != u32::MAX)
-                } else {
-                    // The side byte: the sample's position says it.
-                    r.u8()?;
-                    None
-                };
-                let sample = read_sample(&mut r, layout)?;
-                pending.push(Pending { sample, ply });
-            }
-            restored.push((game, may_resign, would_resign, pending));
-        }
-        r.end()?;
-        self.env.episodes = episodes;
-        for (i, (game, may_resign, would_resign, pending)) in restored.into_iter().enumerate() {
-            self.env.set_game(i, game);
-            let s = &mut self.slots[i];
-            s.tree = None;
-            s.searching = false;
-            s.may_resign = may_resign;
-            s.would_resign = would_resign;
-            s.pending = pending;
-        }
-        Ok(())
-    }
-}
-
-/// Append a game: its start (variant name and FEN), its draw rules, and
-/// each move as its index among the legal moves.
-fn write_game(w: &mut Writer, g: &Game) {
-    w.str16(g.start().variant().name());
-    w.str16(&g.start().to_fen());
-    w.u32(g.rules().no_progress_plies);
-    w.u32(g.rules().max_plies);
-    w.u32(g.moves().len() as u32);
-    let mut replay = Game::new(*g.start(), g.rules());
-    for m in g.moves() {
-        let legal = replay.position().legal_moves();
-        let k = legal.iter().position(|x| x == m).unwrap_or(0);
-        w.u16(k as u16);
-        replay.play_unchecked(m);
-    }
-}
-
-/// Read a game written by [`write_game`], checking every move.
-fn read_game(r: &mut Reader<'_>) -> Result<Game, BinError> {
-    let variant: Variant = r.str16()?.parse().map_err(|e| r.invalid(format!("{e}")))?;
-    let fen = r.str16()?;
-    let start = Position::from_fen(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
-    let rules = DrawRules {
-        no_progress_plies: r.u32()?,
-        max_plies: r.u32()?,
-    };
-    let n = r.u32()?;
-    let mut g = Game::new(start, rules);
-    let mut legal = MoveList::new();
-    for _ in 0..n {
-        g.position().legal_moves_into(&mut legal);
-        if g.outcome_with(&legal).is_some() {
-            return Err(r.invalid("a game in flight has moves after its end"));
-        }
-        let k = r.u16()? as usize;
-        let m = *legal
-            .get(k)
-            .ok_or_else(|| r.invalid(format!("move index {k} of {} legal moves", legal.len())))?;
-        g.play_unchecked(&m);
-    }
-    Ok(g)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Variant;
 
     /// The reply of ply `p` is the move of ply `p + 1`, indexed in the
     /// position it was played in; the last ply has none.
