@@ -153,13 +153,19 @@ mod tests {
     use crate::mcts::Wdl;
     use crate::selfplay::SelfPlayConfig;
 
-    fn driver() -> SelfPlay {
+    /// A driver of one game opened with `opening_plies` random plies.
+    fn driver(opening_plies: u32, seed: u64) -> SelfPlay {
         let cfg = SelfPlayConfig {
             parallel_games: 1,
-            opening_plies: 3,
+            opening_plies,
             ..SelfPlayConfig::default()
         };
-        SelfPlay::new(&cfg, Position::start(Variant::Standard), DrawRules::default(), 7)
+        SelfPlay::new(
+            &cfg,
+            Position::start(Variant::Standard),
+            DrawRules::default(),
+            seed,
+        )
     }
 
     fn sample(aux: bool) -> Sample {
@@ -206,11 +212,12 @@ mod tests {
 
     #[test]
     fn round_trip_and_older_versions() {
-        let sp = driver();
+        let sp = driver(3, 7);
         let game = sp.games()[0].clone();
         assert_eq!(game.moves().len(), 3);
         let check = |bytes: &[u8], s: &Sample, ply: Option<u32>| {
-            let mut back = driver_other();
+            // Another game than the file's, so that the restore shows.
+            let mut back = driver(1, 8);
             back.restore(bytes).unwrap();
             assert_eq!(back.env.episodes, 5);
             assert_eq!(back.games()[0].moves(), game.moves());
@@ -233,20 +240,12 @@ mod tests {
         // A version from the future and a cut file are errors, not panics.
         let mut future = now.clone();
         future[8] = INFLIGHT_VERSION as u8 + 1;
-        let e = driver().restore(&future).unwrap_err().to_string();
+        let e = driver(3, 7).restore(&future).unwrap_err().to_string();
         assert!(e.contains("format version 4"), "{e}");
-        let e = driver().restore(&now[..now.len() - 3]).unwrap_err().to_string();
+        let e = driver(3, 7)
+            .restore(&now[..now.len() - 3])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("truncated"), "{e}");
-    }
-
-    /// A driver whose own game differs from the file's, so that a restore
-    /// shows in the moves.
-    fn driver_other() -> SelfPlay {
-        let cfg = SelfPlayConfig {
-            parallel_games: 1,
-            opening_plies: 1,
-            ..SelfPlayConfig::default()
-        };
-        SelfPlay::new(&cfg, Position::start(Variant::Standard), DrawRules::default(), 8)
     }
 }
