@@ -58,8 +58,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// `--suite net`: also time the alternatives: burn's own forward pass
-    /// (the reference the fast path is checked against) and the fast path
-    /// with im2col instead of Winograd convolutions.
+    /// (the reference the fast path is checked against), the fast path
+    /// with im2col instead of Winograd convolutions, and burn's autodiff
+    /// training step beside the hand-written one.
     #[arg(long)]
     ablation: bool,
     /// `--suite net`: skip the training-step figure.
@@ -253,9 +254,17 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
                         ev.evaluate(&reqs);
                     });
                     report("evaluator", t, b, rate * b as f64, "evaluations", dev);
-                    if !a.no_train && b >= 16 {
+                    // With --ablation, burn's autodiff step beside the
+                    // hand-written one (the CPU default).
+                    let steps: &[(&str, bool)] = if a.ablation && !d.is_gpu() {
+                        &[("train_burn", false), ("train", true)]
+                    } else {
+                        &[("train", true)]
+                    };
+                    for &(what, fast) in steps.iter().filter(|_| !a.no_train && b >= 16) {
                         let mut params = cfg.train.clone();
                         params.batch_size = b;
+                        params.fast_step = fast;
                         let mut trainer =
                             damone::train::Trainer::new(cfg.model.clone(), params, d.burn().clone());
                         let mut rng = damone::util::rng_stream(1, "bench-train", 0);
@@ -263,7 +272,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
                         let rate = per_second(a.seconds, || {
                             trainer.train_step(&batch, &mut rng);
                         });
-                        report("train", t, b, rate * b as f64, "samples", dev);
+                        report(what, t, b, rate * b as f64, "samples", dev);
                     }
                 }
             }

@@ -34,7 +34,8 @@ use std::cell::RefCell;
 /// channels) stays in L2.
 const CHUNK: usize = 8;
 
-fn vec_of<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+/// A tensor's values as `f32`s.
+pub(crate) fn vec_of<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data()
         .convert::<f32>()
         .try_into_vec::<f32>()
@@ -186,7 +187,10 @@ fn relu_in_place(x: &mut [f32]) {
 
 /// For each of the 64 cells and 9 taps, the source cell or `None` off the
 /// board (3x3, padding 1).
-fn tap_table() -> [[Option<u8>; 9]; 64] {
+pub(crate) type TapTable = [[Option<u8>; 9]; 64];
+
+/// The [`TapTable`] of the 8x8 board.
+pub(crate) fn tap_table() -> TapTable {
     let mut t = [[None; 9]; 64];
     for (cell, row) in t.iter_mut().enumerate() {
         let (y, x) = ((cell / 8) as i32, (cell % 8) as i32);
@@ -198,6 +202,27 @@ fn tap_table() -> [[Option<u8>; 9]; 64] {
         }
     }
     t
+}
+
+/// The 3x3 patches of `x` (`[n * 64, ci]`, NHWC) as rows of `col`
+/// (`[n * 64, 9 * ci]`, tap-major: `col[row][tap * ci + i]`), zero off the
+/// board.
+pub(crate) fn im2col(x: &[f32], n: usize, ci: usize, taps: &TapTable, col: &mut Vec<f32>) {
+    let k = 9 * ci;
+    grow(col, n * 64 * k);
+    for p in 0..n {
+        let xp = &x[p * 64 * ci..(p + 1) * 64 * ci];
+        for cell in 0..64 {
+            let dst = &mut col[(p * 64 + cell) * k..(p * 64 + cell + 1) * k];
+            for (tap, src) in taps[cell].iter().enumerate() {
+                let d = &mut dst[tap * ci..(tap + 1) * ci];
+                match src {
+                    Some(s) => d.copy_from_slice(&xp[*s as usize * ci..(*s as usize + 1) * ci]),
+                    None => d.fill(0.0),
+                }
+            }
+        }
+    }
 }
 
 /// Per-thread scratch buffers, reused between calls (large fresh
@@ -214,7 +239,8 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-fn grow(v: &mut Vec<f32>, n: usize) {
+/// Make `v` at least `n` long.
+pub(crate) fn grow(v: &mut Vec<f32>, n: usize) {
     if v.len() < n {
         v.resize(n, 0.0);
     }
@@ -238,7 +264,7 @@ pub struct FastNet {
     value_conv: Folded,
     value_fc1: Dense,
     value_fc2: Dense,
-    taps: [[Option<u8>; 9]; 64],
+    taps: TapTable,
 }
 
 /// What the tower and the cheap heads produce for a batch.
@@ -306,20 +332,7 @@ impl FastNet {
         let (ci, co) = (f.c_in, f.c_out);
         let k = 9 * ci;
         let rows = n * 64;
-        grow(col, rows * k);
-        for p in 0..n {
-            let xp = &x[p * 64 * ci..(p + 1) * 64 * ci];
-            for cell in 0..64 {
-                let dst = &mut col[(p * 64 + cell) * k..(p * 64 + cell + 1) * k];
-                for (tap, src) in self.taps[cell].iter().enumerate() {
-                    let d = &mut dst[tap * ci..(tap + 1) * ci];
-                    match src {
-                        Some(s) => d.copy_from_slice(&xp[*s as usize * ci..(*s as usize + 1) * ci]),
-                        None => d.fill(0.0),
-                    }
-                }
-            }
-        }
+        im2col(x, n, ci, &self.taps, col);
         let out = &mut out[..rows * co];
         match residual {
             Some(r) => {

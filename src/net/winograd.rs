@@ -86,6 +86,20 @@ impl WinogradConv {
         out: &mut [f32],
         residual: Option<&[f32]>,
     ) {
+        self.forward_with(x, n, scratch, out, residual, true)
+    }
+
+    /// [`WinogradConv::forward`], with the ReLU or without (`relu`): the
+    /// training step needs the convolution alone, before batch norm.
+    pub fn forward_with(
+        &self,
+        x: &[f32],
+        n: usize,
+        scratch: &mut [f32],
+        out: &mut [f32],
+        residual: Option<&[f32]>,
+        relu: bool,
+    ) {
         let (ci, co) = (self.c_in, self.c_out);
         let tiles = n * TILES;
         let (vs, ms) = (stride(tiles, ci), stride(tiles, co));
@@ -119,7 +133,7 @@ impl WinogradConv {
                 );
             }
         }
-        output_transform(m, n, co, &self.bias, out, residual);
+        output_transform(m, n, co, &self.bias, out, residual, relu);
     }
 }
 
@@ -236,15 +250,24 @@ fn input_transform_impl(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut 
     }
 }
 
-/// `out = relu(Aᵀ M A + bias [+ residual])` for every tile.
-fn output_transform(m: &[f32], n: usize, c: usize, bias: &[f32], out: &mut [f32], residual: Option<&[f32]>) {
+/// `out = relu(Aᵀ M A + bias [+ residual])` for every tile (without the
+/// ReLU when `relu` is false).
+fn output_transform(
+    m: &[f32],
+    n: usize,
+    c: usize,
+    bias: &[f32],
+    out: &mut [f32],
+    residual: Option<&[f32]>,
+    relu: bool,
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { output_transform_avx2(m, n, c, bias, out, residual) };
+        unsafe { output_transform_avx2(m, n, c, bias, out, residual, relu) };
         return;
     }
-    output_transform_impl(m, n, c, bias, out, residual)
+    output_transform_impl(m, n, c, bias, out, residual, relu)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -256,8 +279,9 @@ unsafe fn output_transform_avx2(
     bias: &[f32],
     out: &mut [f32],
     residual: Option<&[f32]>,
+    relu: bool,
 ) {
-    output_transform_impl(m, n, c, bias, out, residual)
+    output_transform_impl(m, n, c, bias, out, residual, relu)
 }
 
 #[inline(always)]
@@ -268,6 +292,7 @@ fn output_transform_impl(
     bias: &[f32],
     out: &mut [f32],
     residual: Option<&[f32]>,
+    relu: bool,
 ) {
     let tiles = n * TILES;
     let ms = stride(tiles, c);
@@ -306,7 +331,9 @@ fn output_transform_impl(
                 if let Some(r) = residual {
                     o = add(o, load(&r[cell + k0..], w));
                 }
-                let o: Lane = std::array::from_fn(|i| o[i].max(0.0));
+                if relu {
+                    o = std::array::from_fn(|i| o[i].max(0.0));
+                }
                 store(&mut out[cell + k0..], &o, w);
             }
             k0 += w;

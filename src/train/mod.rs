@@ -17,6 +17,7 @@ use crate::net::{
     planes_tensor, policy_indices, reflect_index, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
 };
 use crate::util::Rng;
+mod fast;
 pub mod optim;
 
 use burn::optim::GradientsParams;
@@ -95,6 +96,11 @@ pub struct TrainParams {
     /// Share of the batch-drawing weight given by the samples' surprise
     /// (0 = uniform batches; see `ReplayWindow::batches`).
     pub surprise_fraction: f32,
+    /// On the CPU, compute each step's gradients with the hand-written
+    /// training pass (`train/fast.rs`) instead of burn's autodiff (the same
+    /// gradients up to rounding; networks with a reply head always take
+    /// burn's path).
+    pub fast_step: bool,
 }
 
 impl Default for TrainParams {
@@ -119,6 +125,7 @@ impl Default for TrainParams {
             plies_left_weight: 0.0,
             reply_weight: 0.0,
             surprise_fraction: 0.0,
+            fast_step: true,
         }
     }
 }
@@ -270,6 +277,10 @@ pub struct Losses {
 pub struct Trainer {
     net: Option<Net>,
     optim: Optimizer,
+    /// The plain device (gradients of the hand-written step live there),
+    /// and whether that step is used (`fast_step` on the CPU).
+    plain: Device,
+    fast: bool,
     /// Training steps taken so far.
     pub step: u64,
     pub params: TrainParams,
@@ -302,6 +313,7 @@ pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList
 }
 
 /// Inputs and targets of one batch.
+#[derive(Clone)]
 struct Batch {
     obs: Vec<Observation>,
     policy: Vec<f32>,
@@ -368,10 +380,12 @@ impl Trainer {
     pub fn new(model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
         let ad = device.clone().autodiff();
         let net = model.init(&ad);
-        let optim = params.optimizer(device);
+        let optim = params.optimizer(device.clone());
         Trainer {
             net: Some(net),
             optim,
+            fast: params.fast_step && device == Device::flex(),
+            plain: device,
             step: 0,
             params,
             model,
@@ -386,7 +400,6 @@ impl Trainer {
 
     /// One step on a batch; returns its losses.
     pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> Losses {
-        let n = samples.len();
         let b = make_batch(
             samples,
             self.model.inputs,
@@ -394,12 +407,31 @@ impl Trainer {
             self.model.reply_head && self.params.reply_weight > 0.0,
             rng,
         );
+        let net = self.net.take().expect("network present");
+        let lr = self.params.lr_at(self.step);
+        if self.fast && fast::supports(&net) {
+            let weights = [self.params.material_weight, self.params.plies_left_weight];
+            let s = fast::step(&net, &b, self.model.inputs, weights);
+            fast::update_running_stats(&net, &s.stats);
+            self.net = Some(self.optim.step(lr, net, s.grads.into_params(&self.plain)));
+            self.step += 1;
+            return s.losses;
+        }
+        let (grads, losses) = self.burn_gradients(&net, b);
+        self.net = Some(self.optim.step(lr, net, grads));
+        self.step += 1;
+        losses
+    }
+
+    /// burn's autodiff of the loss of `net` on a batch: the gradients and
+    /// the losses (the reference the hand-written step is checked against).
+    fn burn_gradients(&self, net: &Net, b: Batch) -> (GradientsParams, Losses) {
+        let n = b.obs.len();
         let d = &self.device;
         let x = planes_tensor(&b.obs, self.model.inputs, d);
         let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, POLICY_SIZE]), d);
         let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, POLICY_SIZE]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(b.value, [n, 3]), d);
-        let net = self.net.take().expect("network present");
         let out = net.forward_all(x);
         let (p, v) = (out.policy, out.value);
         let lp = log_softmax(p + mask, 1);
@@ -433,22 +465,20 @@ impl Trainer {
                 None => l,
             });
         }
-        let grads = GradientsParams::from_grads(loss.backward(), &net);
-        let lr = self.params.lr_at(self.step);
-        self.net = Some(self.optim.step(lr, net, grads));
-        self.step += 1;
+        let grads = GradientsParams::from_grads(loss.backward(), net);
         let scalar = |t: Tensor<1>| {
             t.into_data()
                 .try_into_vec::<f32>()
                 .map(|v| v[0] as f64)
                 .unwrap_or(f64::NAN)
         };
-        Losses {
+        let losses = Losses {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
             aux: aux_loss.map_or(0.0, scalar),
             steps: 1,
-        }
+        };
+        (grads, losses)
     }
 
     /// Several steps on uniform batches from `window`; mean losses.

@@ -1,0 +1,938 @@
+//! The CPU training step without burn's autodiff: the forward pass of
+//! [`Net`] in training mode (batch statistics), the losses of
+//! [`super::Trainer`], and the backward pass, written out over NHWC rows
+//! (`[positions * 64, channels]`) in the manner of the fast inference path
+//! ([`crate::net::fast`]).
+//!
+//! The gradients go into burn's [`GradientsParams`] under the parameters'
+//! ids, so the optimiser, the weights and their files stay burn's; only the
+//! arithmetic of one step moves here. What makes it faster than burn's
+//! generic autodiff on this network:
+//!
+//! - every 3x3 convolution and the gradient of its input (the same
+//!   convolution of the output's gradient with the kernel flipped and its
+//!   channels swapped) run as Winograd F(2x2, 3x3)
+//!   ([`crate::net::winograd`]); the kernel's gradient is an im2col of the
+//!   input times the output's gradient, per chunk of positions in cache;
+//! - batch norm, ReLU and the residual add are single passes over the rows,
+//!   with the statistics' sums in `f64`;
+//! - the masked softmax cross-entropies give their logits' gradients in the
+//!   same pass as the loss;
+//! - work is split into chunks of positions, one rayon task each, and the
+//!   chunks' partial sums are added in chunk order, so a step gives the same
+//!   bits on any number of threads.
+//!
+//! The tests check every parameter's gradient, the losses and the
+//! batch-norm running statistics against burn's autodiff step. The reply
+//! head is not written here: a network with a trained reply head takes
+//! burn's path.
+
+use super::{Batch, Losses};
+use crate::net::fast::{grow, im2col, tap_table, vec_of, TapTable};
+use crate::net::model::{Net, AUX_OUTPUTS};
+use crate::net::winograd::WinogradConv;
+use crate::net::{Inputs, MAX_PLANES, POLICY_SIZE};
+use burn::module::ParamId;
+use burn::nn::conv::Conv2d;
+use burn::nn::{BatchNorm, Linear};
+use burn::optim::GradientsParams;
+use burn::tensor::{Device, Tensor, TensorData};
+use gemm::Parallelism;
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// Positions per task in the convolutions.
+const CHUNK: usize = 16;
+
+/// Rows (cells of positions) per task in the element-wise passes.
+const ROWS: usize = CHUNK * 64;
+
+thread_local! {
+    /// Scratch of the Winograd transforms and of the im2col.
+    static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `dst[m, n] (+)= lhs[m, k] * rhs[k, n]`, each operand given by its row
+/// and column strides (so transposes cost nothing); `accumulate` adds to
+/// `dst` (row-major, contiguous) instead of overwriting it.
+#[allow(clippy::too_many_arguments)]
+fn mm(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    accumulate: bool,
+    lhs: &[f32],
+    (lhs_rs, lhs_cs): (usize, usize),
+    rhs: &[f32],
+    (rhs_rs, rhs_cs): (usize, usize),
+    par: Parallelism,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.len() >= m * n);
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    assert!(lhs.len() > (m - 1) * lhs_rs + (k - 1) * lhs_cs);
+    assert!(rhs.len() > (k - 1) * rhs_rs + (n - 1) * rhs_cs);
+    // SAFETY: the asserts above bound every index the strides reach.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.as_ptr(),
+            lhs_cs as isize,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            if accumulate { 1.0 } else { 0.0 },
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        );
+    }
+}
+
+fn par() -> Parallelism {
+    Parallelism::Rayon(rayon::current_num_threads())
+}
+
+/// A 3x3 convolution without bias, in the forms the step needs.
+struct Conv3 {
+    id: ParamId,
+    ci: usize,
+    co: usize,
+    fwd: WinogradConv,
+    /// The kernel flipped and its channels swapped: the gradient of the
+    /// input is this convolution of the output's gradient (not needed for
+    /// the stem).
+    bwd: Option<WinogradConv>,
+}
+
+impl Conv3 {
+    fn new(conv: &Conv2d, backward: bool) -> Conv3 {
+        let [co, ci, kh, kw] = conv.weight.val().dims();
+        assert_eq!((kh, kw), (3, 3), "a 3x3 convolution");
+        let raw = vec_of(conv.weight.val());
+        let mut w = vec![0.0f32; 9 * ci * co];
+        let mut wt = vec![0.0f32; 9 * ci * co];
+        for o in 0..co {
+            for i in 0..ci {
+                for tap in 0..9 {
+                    let v = raw[(o * ci + i) * 9 + tap];
+                    w[(tap * ci + i) * co + o] = v;
+                    wt[((8 - tap) * co + o) * ci + i] = v;
+                }
+            }
+        }
+        Conv3 {
+            id: conv.weight.id,
+            ci,
+            co,
+            fwd: WinogradConv::new(ci, co, &w, &vec![0.0; co]),
+            bwd: backward.then(|| WinogradConv::new(co, ci, &wt, &vec![0.0; ci])),
+        }
+    }
+}
+
+/// `out = conv(x)` (no ReLU) for `n` positions, in chunks.
+fn winograd(conv: &WinogradConv, x: &[f32], n: usize) -> Vec<f32> {
+    let (ci, co) = (conv.c_in, conv.c_out);
+    let mut out = vec![0.0f32; n * 64 * co];
+    x[..n * 64 * ci]
+        .par_chunks(CHUNK * 64 * ci)
+        .zip(out.par_chunks_mut(CHUNK * 64 * co))
+        .for_each(|(xc, oc)| {
+            let m = xc.len() / (64 * ci);
+            SCRATCH.with(|s| {
+                let s = &mut *s.borrow_mut();
+                grow(s, conv.scratch_len(m));
+                conv.forward_with(xc, m, s, oc, None, false);
+            })
+        });
+    out
+}
+
+/// The kernel's gradient `[co, ci, 3, 3]` (burn's layout) of a 3x3
+/// convolution with input `x` (`[n * 64, ci]`) and output gradient `dz`.
+fn kernel_grad(x: &[f32], dz: &[f32], n: usize, ci: usize, co: usize, taps: &TapTable) -> Vec<f32> {
+    let k = 9 * ci;
+    let parts: Vec<Vec<f32>> = x[..n * 64 * ci]
+        .par_chunks(CHUNK * 64 * ci)
+        .zip(dz[..n * 64 * co].par_chunks(CHUNK * 64 * co))
+        .map(|(xc, dc)| {
+            let m = xc.len() / (64 * ci);
+            let rows = m * 64;
+            let mut dw = vec![0.0f32; k * co];
+            SCRATCH.with(|s| {
+                let col = &mut *s.borrow_mut();
+                im2col(xc, m, ci, taps, col);
+                // dw[k, co] = colᵀ[k, rows] dz[rows, co].
+                mm(
+                    (k, co, rows),
+                    &mut dw,
+                    false,
+                    col,
+                    (1, k),
+                    dc,
+                    (co, 1),
+                    Parallelism::None,
+                );
+            });
+            dw
+        })
+        .collect();
+    let mut sum = vec![0.0f32; k * co];
+    for p in &parts {
+        for (s, v) in sum.iter_mut().zip(p) {
+            *s += v;
+        }
+    }
+    let mut out = vec![0.0f32; k * co];
+    for tap in 0..9 {
+        for i in 0..ci {
+            for o in 0..co {
+                out[(o * ci + i) * 9 + tap] = sum[(tap * ci + i) * co + o];
+            }
+        }
+    }
+    out
+}
+
+/// A batch norm's parameters.
+struct Bn {
+    gamma_id: ParamId,
+    beta_id: ParamId,
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    eps: f64,
+}
+
+impl Bn {
+    fn new(bn: &BatchNorm) -> Bn {
+        Bn {
+            gamma_id: bn.gamma.id,
+            beta_id: bn.beta.id,
+            gamma: vec_of(bn.gamma.val()),
+            beta: vec_of(bn.beta.val()),
+            eps: bn.epsilon,
+        }
+    }
+}
+
+/// What a batch norm's backward pass needs, and the batch statistics.
+struct BnCache {
+    /// Normalised input `[rows, c]`.
+    xhat: Vec<f32>,
+    inv_std: Vec<f32>,
+    mean: Vec<f32>,
+    /// Biased variance (what burn's running statistics take).
+    var: Vec<f32>,
+}
+
+/// Per-channel sums over row chunks of `[rows, c]`, added in chunk order.
+fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
+    let chunks = rows.div_ceil(ROWS);
+    let parts: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|ch| {
+            let mut acc = vec![0.0f64; c];
+            for r in ch * ROWS..((ch + 1) * ROWS).min(rows) {
+                f(r, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let mut sum = vec![0.0f64; c];
+    for p in parts {
+        for (s, v) in sum.iter_mut().zip(p) {
+            *s += v;
+        }
+    }
+    sum
+}
+
+/// Batch statistics of `z` (`[rows, c]`) and its normalised values.
+fn bn_forward(z: &[f32], c: usize, eps: f64) -> BnCache {
+    let rows = z.len() / c;
+    let sum = channel_sums(rows, c, |r, acc| {
+        for (a, &v) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]) {
+            *a += v as f64;
+        }
+    });
+    let mean: Vec<f64> = sum.iter().map(|s| s / rows as f64).collect();
+    let sq = channel_sums(rows, c, |r, acc| {
+        for ((a, &v), m) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]).zip(&mean) {
+            let d = v as f64 - m;
+            *a += d * d;
+        }
+    });
+    let var: Vec<f64> = sq.iter().map(|s| s / rows as f64).collect();
+    let inv_std: Vec<f32> = var.iter().map(|v| (1.0 / (v + eps).sqrt()) as f32).collect();
+    let mean32: Vec<f32> = mean.iter().map(|&m| m as f32).collect();
+    let mut xhat = vec![0.0f32; z.len()];
+    xhat.par_chunks_mut(ROWS * c)
+        .zip(z.par_chunks(ROWS * c))
+        .for_each(|(xo, zi)| {
+            for (xr, zr) in xo.chunks_exact_mut(c).zip(zi.chunks_exact(c)) {
+                for k in 0..c {
+                    xr[k] = (zr[k] - mean32[k]) * inv_std[k];
+                }
+            }
+        });
+    BnCache {
+        xhat,
+        inv_std,
+        mean: mean32,
+        var: var.iter().map(|&v| v as f32).collect(),
+    }
+}
+
+/// `relu(gamma * xhat + beta [+ residual])`.
+fn bn_relu(cache: &BnCache, bn: &Bn, residual: Option<&[f32]>) -> Vec<f32> {
+    let c = bn.gamma.len();
+    let mut out = vec![0.0f32; cache.xhat.len()];
+    out.par_chunks_mut(ROWS * c).enumerate().for_each(|(ch, o)| {
+        let base = ch * ROWS * c;
+        let xh = &cache.xhat[base..base + o.len()];
+        for (r, (orow, xrow)) in o.chunks_exact_mut(c).zip(xh.chunks_exact(c)).enumerate() {
+            for k in 0..c {
+                orow[k] = bn.gamma[k] * xrow[k] + bn.beta[k];
+            }
+            if let Some(res) = residual {
+                let at = base + r * c;
+                for (v, s) in orow.iter_mut().zip(&res[at..at + c]) {
+                    *v += s;
+                }
+            }
+            for v in orow {
+                *v = v.max(0.0);
+            }
+        }
+    });
+    out
+}
+
+/// `dy * (y > 0)`: the gradient through a ReLU whose output was `y`.
+fn relu_grad(dy: &mut [f32], y: &[f32]) {
+    dy.par_chunks_mut(ROWS * 8)
+        .zip(y.par_chunks(ROWS * 8))
+        .for_each(|(d, y)| {
+            for (d, &y) in d.iter_mut().zip(y) {
+                if y <= 0.0 {
+                    *d = 0.0;
+                }
+            }
+        });
+}
+
+/// Gradients of a batch norm (batch statistics): of its input, gamma and
+/// beta, from its output's gradient `dy`.
+fn bn_backward(dy: &[f32], cache: &BnCache, bn: &Bn) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let c = bn.gamma.len();
+    let rows = dy.len() / c;
+    let dbeta = channel_sums(rows, c, |r, acc| {
+        for (a, &v) in acc.iter_mut().zip(&dy[r * c..(r + 1) * c]) {
+            *a += v as f64;
+        }
+    });
+    let dgamma = channel_sums(rows, c, |r, acc| {
+        let (d, x) = (&dy[r * c..(r + 1) * c], &cache.xhat[r * c..(r + 1) * c]);
+        for k in 0..c {
+            acc[k] += d[k] as f64 * x[k] as f64;
+        }
+    });
+    let nf = rows as f64;
+    let mb: Vec<f32> = dbeta.iter().map(|s| (s / nf) as f32).collect();
+    let mg: Vec<f32> = dgamma.iter().map(|s| (s / nf) as f32).collect();
+    let scale: Vec<f32> = (0..c).map(|k| bn.gamma[k] * cache.inv_std[k]).collect();
+    let mut dz = vec![0.0f32; dy.len()];
+    dz.par_chunks_mut(ROWS * c)
+        .zip(dy.par_chunks(ROWS * c))
+        .zip(cache.xhat.par_chunks(ROWS * c))
+        .for_each(|((o, d), x)| {
+            for ((orow, drow), xrow) in o
+                .chunks_exact_mut(c)
+                .zip(d.chunks_exact(c))
+                .zip(x.chunks_exact(c))
+            {
+                for k in 0..c {
+                    orow[k] = scale[k] * (drow[k] - mb[k] - xrow[k] * mg[k]);
+                }
+            }
+        });
+    (
+        dz,
+        dgamma.iter().map(|&v| v as f32).collect(),
+        dbeta.iter().map(|&v| v as f32).collect(),
+    )
+}
+
+/// A dense layer: `w` `[inputs, outputs]` row-major (burn's layout).
+struct Dense {
+    w_id: ParamId,
+    b_id: Option<ParamId>,
+    inputs: usize,
+    outputs: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Dense {
+    fn new(l: &Linear) -> Dense {
+        let [inputs, outputs] = l.weight.val().dims();
+        Dense {
+            w_id: l.weight.id,
+            b_id: l.bias.as_ref().map(|b| b.id),
+            inputs,
+            outputs,
+            w: vec_of(l.weight.val()),
+            b: l.bias
+                .as_ref()
+                .map_or_else(|| vec![0.0; outputs], |b| vec_of(b.val())),
+        }
+    }
+
+    /// `x[rows, inputs] * w + b`.
+    fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        let mut out = Vec::with_capacity(rows * self.outputs);
+        for _ in 0..rows {
+            out.extend_from_slice(&self.b);
+        }
+        mm(
+            (rows, self.outputs, self.inputs),
+            &mut out,
+            true,
+            x,
+            (self.inputs, 1),
+            &self.w,
+            (self.outputs, 1),
+            par(),
+        );
+        out
+    }
+
+    /// Gradients of the weights, the bias and (into `dx`, added) the input
+    /// from the output's gradient `dy` `[rows, outputs]`.
+    fn backward(&self, x: &[f32], dy: &[f32], rows: usize, dx: Option<&mut [f32]>, g: &mut Grads) {
+        let (i, o) = (self.inputs, self.outputs);
+        let mut dw = vec![0.0f32; i * o];
+        // dw[i, o] = xᵀ[i, rows] dy[rows, o].
+        mm((i, o, rows), &mut dw, false, x, (1, i), dy, (o, 1), par());
+        g.put(self.w_id, dw, vec![i, o]);
+        if let Some(id) = self.b_id {
+            let mut db = vec![0.0f32; o];
+            for r in 0..rows {
+                for (d, v) in db.iter_mut().zip(&dy[r * o..(r + 1) * o]) {
+                    *d += v;
+                }
+            }
+            g.put(id, db, vec![o]);
+        }
+        if let Some(dx) = dx {
+            // dx[rows, i] += dy[rows, o] wᵀ[o, i].
+            mm((rows, i, o), dx, true, dy, (o, 1), &self.w, (1, o), par());
+        }
+    }
+}
+
+/// A 1x1 convolution without bias, `w` `[co, ci]` (burn's layout).
+struct Conv1 {
+    id: ParamId,
+    ci: usize,
+    co: usize,
+    w: Vec<f32>,
+}
+
+impl Conv1 {
+    fn new(conv: &Conv2d) -> Conv1 {
+        let [co, ci, _, _] = conv.weight.val().dims();
+        Conv1 {
+            id: conv.weight.id,
+            ci,
+            co,
+            w: vec_of(conv.weight.val()),
+        }
+    }
+
+    /// `x[rows, ci] -> [rows, co]`.
+    fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        let mut out = vec![0.0f32; rows * self.co];
+        mm(
+            (rows, self.co, self.ci),
+            &mut out,
+            false,
+            x,
+            (self.ci, 1),
+            &self.w,
+            (1, self.ci),
+            par(),
+        );
+        out
+    }
+
+    /// The kernel's gradient, and the input's added into `dx`.
+    fn backward(&self, x: &[f32], dz: &[f32], rows: usize, dx: &mut [f32], g: &mut Grads) {
+        let (ci, co) = (self.ci, self.co);
+        let mut dw = vec![0.0f32; co * ci];
+        // dw[co, ci] = dzᵀ[co, rows] x[rows, ci].
+        mm((co, ci, rows), &mut dw, false, dz, (1, co), x, (ci, 1), par());
+        g.put(self.id, dw, vec![co, ci, 1, 1]);
+        mm((rows, ci, co), dx, true, dz, (co, 1), &self.w, (ci, 1), par());
+    }
+}
+
+/// Gradients by parameter: id, values, shape (burn's).
+pub(super) struct Grads(pub Vec<(ParamId, Vec<f32>, Vec<usize>)>);
+
+impl Grads {
+    fn put(&mut self, id: ParamId, values: Vec<f32>, shape: Vec<usize>) {
+        self.0.push((id, values, shape));
+    }
+
+    fn put_bn(&mut self, bn: &Bn, dgamma: Vec<f32>, dbeta: Vec<f32>) {
+        let c = dgamma.len();
+        self.put(bn.gamma_id, dgamma, vec![c]);
+        self.put(bn.beta_id, dbeta, vec![c]);
+    }
+
+    /// As the optimiser takes them, on the plain `device`.
+    pub fn into_params(self, device: &Device) -> GradientsParams {
+        let mut g = GradientsParams::new();
+        for (id, v, shape) in self.0 {
+            match shape.len() {
+                1 => g.register(id, Tensor::<1>::from_data(TensorData::new(v, [shape[0]]), device)),
+                2 => g.register(
+                    id,
+                    Tensor::<2>::from_data(TensorData::new(v, [shape[0], shape[1]]), device),
+                ),
+                _ => g.register(
+                    id,
+                    Tensor::<4>::from_data(
+                        TensorData::new(v, [shape[0], shape[1], shape[2], shape[3]]),
+                        device,
+                    ),
+                ),
+            }
+        }
+        g
+    }
+}
+
+/// The outcome of one step: gradients, losses, and each batch norm's batch
+/// statistics (in [`running_stats_targets`]'s order) for its running
+/// statistics.
+pub(super) struct Step {
+    pub grads: Grads,
+    pub losses: Losses,
+    pub stats: Vec<(Vec<f32>, Vec<f32>)>,
+}
+
+/// Whether [`step`] can train `net` (it does not write the reply head).
+pub(super) fn supports(net: &Net) -> bool {
+    net.reply.is_none()
+}
+
+/// Gradients and losses of `net` (training mode) on a batch; the same as
+/// burn's autodiff of [`super::Trainer`]'s loss, up to float rounding.
+pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTPUTS]) -> Step {
+    let n = b.obs.len();
+    let rows = n * 64;
+    let taps = tap_table();
+    let mut g = Grads(Vec::new());
+    let mut stats = Vec::new();
+
+    // Input planes, NHWC.
+    let np = inputs.planes();
+    let mut x0 = vec![0.0f32; rows * np];
+    x0.par_chunks_mut(64 * np).zip(&b.obs).for_each(|(dst, o)| {
+        let mut buf = [0.0f32; MAX_PLANES * 64];
+        let planes = &mut buf[..np * 64];
+        o.write_planes(inputs, planes);
+        for pl in 0..np {
+            for cell in 0..64 {
+                dst[cell * np + pl] = planes[pl * 64 + cell];
+            }
+        }
+    });
+
+    // Forward.
+    let stem = Conv3::new(&net.stem, false);
+    let stem_bn = Bn::new(&net.stem_bn);
+    let c = stem.co;
+    let stem_cache = bn_forward(&winograd(&stem.fwd, &x0, n), c, stem_bn.eps);
+    let a0 = bn_relu(&stem_cache, &stem_bn, None);
+    stats.push((stem_cache.mean.clone(), stem_cache.var.clone()));
+    struct BlockCache {
+        c1: Conv3,
+        bn1: Bn,
+        cache1: BnCache,
+        r1: Vec<f32>,
+        c2: Conv3,
+        bn2: Bn,
+        cache2: BnCache,
+    }
+    let mut acts = vec![a0];
+    let mut blocks = Vec::with_capacity(net.blocks.len());
+    for blk in &net.blocks {
+        let a_in = acts.last().expect("the stem's output");
+        let (c1, bn1) = (Conv3::new(&blk.conv1, true), Bn::new(&blk.bn1));
+        let cache1 = bn_forward(&winograd(&c1.fwd, a_in, n), c, bn1.eps);
+        let r1 = bn_relu(&cache1, &bn1, None);
+        let (c2, bn2) = (Conv3::new(&blk.conv2, true), Bn::new(&blk.bn2));
+        let cache2 = bn_forward(&winograd(&c2.fwd, &r1, n), c, bn2.eps);
+        let a_out = bn_relu(&cache2, &bn2, Some(a_in));
+        stats.push((cache1.mean.clone(), cache1.var.clone()));
+        stats.push((cache2.mean.clone(), cache2.var.clone()));
+        acts.push(a_out);
+        blocks.push(BlockCache {
+            c1,
+            bn1,
+            cache1,
+            r1,
+            c2,
+            bn2,
+            cache2,
+        });
+    }
+    let h = acts.last().expect("the tower's output");
+
+    // Policy head: 1x1 conv to 2 planes, BN, ReLU, dense to the logits.
+    let (pconv, pbn, pfc) = (
+        Conv1::new(&net.policy_conv),
+        Bn::new(&net.policy_bn),
+        Dense::new(&net.policy_fc),
+    );
+    let pcache = bn_forward(&pconv.forward(h, rows), pconv.co, pbn.eps);
+    let rp = bn_relu(&pcache, &pbn, None);
+    stats.push((pcache.mean.clone(), pcache.var.clone()));
+    let pc = pconv.co;
+    let mut pin = vec![0.0f32; n * pc * 64];
+    for p in 0..n {
+        for cell in 0..64 {
+            for o in 0..pc {
+                pin[p * pc * 64 + o * 64 + cell] = rp[(p * 64 + cell) * pc + o];
+            }
+        }
+    }
+    let logits = pfc.forward(&pin, n);
+
+    // Value head: 1x1 conv to 1 plane, BN, ReLU, dense + ReLU, dense to
+    // WDL logits (and the auxiliary outputs from the same hidden layer).
+    let (vconv, vbn) = (Conv1::new(&net.value_conv), Bn::new(&net.value_bn));
+    let (fc1, fc2) = (Dense::new(&net.value_fc1), Dense::new(&net.value_fc2));
+    let aux_fc = net.aux_fc.as_ref().map(Dense::new);
+    let vcache = bn_forward(&vconv.forward(h, rows), vconv.co, vbn.eps);
+    let vin = bn_relu(&vcache, &vbn, None);
+    stats.push((vcache.mean.clone(), vcache.var.clone()));
+    let mut hid = fc1.forward(&vin, n);
+    for v in &mut hid {
+        *v = v.max(0.0);
+    }
+    let value = fc2.forward(&hid, n);
+    let aux = aux_fc.as_ref().map(|d| d.forward(&hid, n));
+
+    // Losses and the logits' gradients.
+    let (policy_loss, dlogits) = soft_xent(&logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
+    let (value_loss, dvalue) = soft_xent(&value, None, &b.value, 3, n);
+    let mut aux_loss = None;
+    let daux = aux.as_ref().map(|aux| {
+        let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
+        let known = known.max(1) as f64;
+        let mut loss = 0.0f64;
+        let mut d = vec![0.0f32; aux.len()];
+        for j in 0..aux.len() {
+            let err = (aux[j] - b.aux[j]) * b.aux_mask[j];
+            let w = weights[j % AUX_OUTPUTS];
+            loss += (err * err * w) as f64;
+            d[j] = (2.0 * (err * b.aux_mask[j] * w) as f64 / known) as f32;
+        }
+        aux_loss = Some(loss / known);
+        d
+    });
+
+    // Backward: heads.
+    let mut dh = vec![0.0f32; rows * c];
+    let mut dpin = vec![0.0f32; n * pc * 64];
+    pfc.backward(&pin, &dlogits, n, Some(&mut dpin), &mut g);
+    let mut drp = vec![0.0f32; rows * pc];
+    for p in 0..n {
+        for cell in 0..64 {
+            for o in 0..pc {
+                drp[(p * 64 + cell) * pc + o] = dpin[p * pc * 64 + o * 64 + cell];
+            }
+        }
+    }
+    relu_grad(&mut drp, &rp);
+    let (dzp, dgp, dbp) = bn_backward(&drp, &pcache, &pbn);
+    g.put_bn(&pbn, dgp, dbp);
+    pconv.backward(h, &dzp, rows, &mut dh, &mut g);
+
+    let mut dhid = vec![0.0f32; n * fc1.outputs];
+    fc2.backward(&hid, &dvalue, n, Some(&mut dhid), &mut g);
+    if let (Some(fc), Some(d)) = (&aux_fc, &daux) {
+        fc.backward(&hid, d, n, Some(&mut dhid), &mut g);
+    }
+    relu_grad(&mut dhid, &hid);
+    let mut dvin = vec![0.0f32; n * fc1.inputs];
+    fc1.backward(&vin, &dhid, n, Some(&mut dvin), &mut g);
+    relu_grad(&mut dvin, &vin);
+    let (dzv, dgv, dbv) = bn_backward(&dvin, &vcache, &vbn);
+    g.put_bn(&vbn, dgv, dbv);
+    vconv.backward(h, &dzv, rows, &mut dh, &mut g);
+
+    // Backward: the tower, last block first.
+    let mut da = dh;
+    for (k, blk) in blocks.iter().enumerate().rev() {
+        let (a_in, a_out) = (&acts[k], &acts[k + 1]);
+        relu_grad(&mut da, a_out);
+        let (dz2, dg2, db2) = bn_backward(&da, &blk.cache2, &blk.bn2);
+        g.put(
+            blk.c2.id,
+            kernel_grad(&blk.r1, &dz2, n, c, c, &taps),
+            vec![c, c, 3, 3],
+        );
+        g.put_bn(&blk.bn2, dg2, db2);
+        let mut dr1 = winograd(blk.c2.bwd.as_ref().expect("backward kernel"), &dz2, n);
+        relu_grad(&mut dr1, &blk.r1);
+        let (dz1, dg1, db1) = bn_backward(&dr1, &blk.cache1, &blk.bn1);
+        g.put(
+            blk.c1.id,
+            kernel_grad(a_in, &dz1, n, c, c, &taps),
+            vec![c, c, 3, 3],
+        );
+        g.put_bn(&blk.bn1, dg1, db1);
+        let mut da_in = winograd(blk.c1.bwd.as_ref().expect("backward kernel"), &dz1, n);
+        // The skip connection carries the block output's gradient.
+        for (d, s) in da_in.iter_mut().zip(&da) {
+            *d += s;
+        }
+        da = da_in;
+    }
+    relu_grad(&mut da, &acts[0]);
+    let (dz0, dg0, db0) = bn_backward(&da, &stem_cache, &stem_bn);
+    g.put(
+        stem.id,
+        kernel_grad(&x0, &dz0, n, stem.ci, c, &taps),
+        vec![c, stem.ci, 3, 3],
+    );
+    g.put_bn(&stem_bn, dg0, db0);
+
+    Step {
+        grads: g,
+        losses: Losses {
+            policy: policy_loss,
+            value: value_loss,
+            aux: aux_loss.unwrap_or(0.0),
+            steps: 1,
+        },
+        stats,
+    }
+}
+
+/// Mean over `n` rows of the cross-entropy `-Σ t log softmax(l + mask)`,
+/// and its gradient with respect to the logits `l` (`[n, width]`).
+fn soft_xent(
+    logits: &[f32],
+    mask: Option<&[f32]>,
+    target: &[f32],
+    width: usize,
+    n: usize,
+) -> (f64, Vec<f32>) {
+    let mut grad = vec![0.0f32; n * width];
+    let losses: Vec<f64> = grad
+        .par_chunks_mut(width)
+        .enumerate()
+        .map(|(r, gr)| {
+            let l = &logits[r * width..(r + 1) * width];
+            let t = &target[r * width..(r + 1) * width];
+            let m = mask.map(|m| &m[r * width..(r + 1) * width]);
+            let at = |j: usize| l[j] + m.map_or(0.0, |m| m[j]);
+            let max = (0..width).map(at).fold(f32::NEG_INFINITY, f32::max);
+            let mut sum = 0.0f64;
+            for (j, gj) in gr.iter_mut().enumerate() {
+                let e = ((at(j) - max) as f64).exp();
+                *gj = e as f32;
+                sum += e;
+            }
+            let lse = max as f64 + sum.ln();
+            let tsum: f64 = t.iter().map(|&v| v as f64).sum();
+            let mut loss = 0.0f64;
+            for (j, gj) in gr.iter_mut().enumerate() {
+                if t[j] != 0.0 {
+                    loss -= t[j] as f64 * (at(j) as f64 - lse);
+                }
+                let p = *gj as f64 / sum;
+                *gj = ((p * tsum - t[j] as f64) / n as f64) as f32;
+            }
+            loss
+        })
+        .collect();
+    (losses.iter().sum::<f64>() / n as f64, grad)
+}
+
+/// The batch norms of `net` in the order [`step`] gives their statistics.
+pub(super) fn batch_norms(net: &Net) -> Vec<&BatchNorm> {
+    let mut v = vec![&net.stem_bn];
+    for b in &net.blocks {
+        v.push(&b.bn1);
+        v.push(&b.bn2);
+    }
+    v.push(&net.policy_bn);
+    v.push(&net.value_bn);
+    v
+}
+
+/// Move each batch norm's running statistics towards the step's batch
+/// statistics, as burn's training forward pass does.
+pub(super) fn update_running_stats(net: &Net, stats: &[(Vec<f32>, Vec<f32>)]) {
+    for (bn, (mean, var)) in batch_norms(net).into_iter().zip(stats) {
+        let m = bn.momentum as f32;
+        for (state, batch) in [(&bn.running_mean, mean), (&bn.running_var, var)] {
+            let old = state.value_sync();
+            let device = old.device();
+            let new = Tensor::<1>::from_data(TensorData::new(batch.clone(), [batch.len()]), &device);
+            state.update(old.mul_scalar(1.0 - m).add(new.mul_scalar(m)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{bench_samples, make_batch, ModelConfig, TrainParams, Trainer};
+    use super::*;
+    use crate::mcts::Wdl;
+    use crate::net::bench_games;
+
+    /// Largest difference between two gradients, over the reference's
+    /// largest magnitude (or 1e-3 if that is smaller).
+    fn rel_diff(a: &[f32], b: &[f32]) -> f32 {
+        assert_eq!(a.len(), b.len());
+        let scale = b.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max) / scale
+    }
+
+    fn values<const D: usize>(g: &GradientsParams, id: ParamId) -> Vec<f32> {
+        vec_of(g.get::<D>(id).expect("burn has a gradient for the parameter"))
+    }
+
+    /// Every gradient, the losses and the running statistics of the
+    /// hand-written step equal burn's autodiff, for several shapes, input
+    /// sets and batch sizes (one not a multiple of the chunk), on weights
+    /// that earlier steps moved.
+    #[test]
+    fn gradients_equal_burns() {
+        let shapes = [
+            (2, 8, true, Inputs::Basic, 37),
+            (1, 16, false, Inputs::Draughts, 16),
+            (3, 32, true, Inputs::Basic, 50),
+        ];
+        for (blocks, channels, aux_heads, inputs, n) in shapes {
+            let model = ModelConfig {
+                blocks,
+                channels,
+                value_hidden: 24,
+                inputs,
+                aux_heads,
+                reply_head: false,
+            };
+            let params = TrainParams {
+                batch_size: n,
+                warmup_steps: 0,
+                lr: 0.02,
+                material_weight: 1.0,
+                plies_left_weight: 0.5,
+                ..TrainParams::default()
+            };
+            let device = Device::flex();
+            device.seed(7);
+            let mut t = Trainer::new(model.clone(), params, device);
+            let games = bench_games(3 * n, 11);
+            let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
+            let mut samples = bench_samples(&games, &moves);
+            for (i, s) in samples.iter_mut().enumerate() {
+                s.z = [Wdl::WIN, Wdl::DRAW, Wdl::LOSS][i % 3];
+                if i % 5 == 0 {
+                    s.aux = None;
+                }
+            }
+            let refs: Vec<&_> = samples.iter().collect();
+            let mut rng = crate::util::rng_stream(3, "fast-step-test", 0);
+            // Two steps move the weights and batch-norm statistics.
+            t.train_step(&refs[n..2 * n], &mut rng);
+            t.train_step(&refs[2 * n..3 * n], &mut rng);
+            let b = make_batch(&refs[..n], inputs, 0.25, false, &mut rng);
+            let net = t.net();
+            let before: Vec<_> = batch_norms(net)
+                .iter()
+                .map(|bn| {
+                    (
+                        vec_of(bn.running_mean.value_sync()),
+                        vec_of(bn.running_var.value_sync()),
+                    )
+                })
+                .collect();
+            let fast = step(net, &b, inputs, [1.0, 0.5]);
+            let (grads, losses) = t.burn_gradients(net, b);
+            let what = format!("blocks {blocks}, channels {channels}, {inputs:?}, batch {n}");
+            for (a, b, name) in [
+                (fast.losses.policy, losses.policy, "policy"),
+                (fast.losses.value, losses.value, "value"),
+                (fast.losses.aux, losses.aux, "aux"),
+            ] {
+                assert!(
+                    (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                    "{what}: {name} loss {a} vs {b}"
+                );
+            }
+            assert!(losses.aux > 0.0 || !aux_heads, "{what}: the aux loss is trained");
+            let params = fast.grads.0.len();
+            // Stem conv + BN (3), per block 2 convs + 2 BNs (6), policy conv
+            // + BN + dense (5), value conv + BN + two dense (7), aux dense (2).
+            let expected = 3 + 6 * blocks + 5 + 7 + if aux_heads { 2 } else { 0 };
+            assert_eq!(params, expected, "{what}: every parameter has a gradient");
+            for (id, g, shape) in &fast.grads.0 {
+                let reference = match shape.len() {
+                    1 => values::<1>(&grads, *id),
+                    2 => values::<2>(&grads, *id),
+                    _ => values::<4>(&grads, *id),
+                };
+                let d = rel_diff(g, &reference);
+                assert!(
+                    d <= 2e-3,
+                    "{what}: gradient of {shape:?} differs by {d} of its scale"
+                );
+            }
+            // burn's forward pass moved the running statistics; the fast
+            // step's batch statistics move them the same way.
+            for ((bn, (mean, var)), (old_mean, old_var)) in
+                batch_norms(net).iter().zip(&fast.stats).zip(&before)
+            {
+                let m = bn.momentum as f32;
+                for (old, batch, now) in [
+                    (old_mean, mean, bn.running_mean.value_sync()),
+                    (old_var, var, bn.running_var.value_sync()),
+                ] {
+                    let want: Vec<f32> = old
+                        .iter()
+                        .zip(batch)
+                        .map(|(o, b)| o * (1.0 - m) + b * m)
+                        .collect();
+                    let d = rel_diff(&want, &vec_of(now));
+                    assert!(d <= 1e-4, "{what}: running statistics differ by {d}");
+                }
+            }
+        }
+    }
+}
