@@ -760,9 +760,16 @@ fn soft_xent(
             let m = mask.map(|m| &m[r * width..(r + 1) * width]);
             let at = |j: usize| l[j] + m.map_or(0.0, |m| m[j]);
             let max = (0..width).map(at).fold(f32::NEG_INFINITY, f32::max);
+            // A masked logit's exponential underflows to 0: skip it (most
+            // of the policy's 4,096 are masked).
+            let masked = |j: usize| m.is_some_and(|m| m[j] <= -1.0e8);
             let mut sum = 0.0f64;
             for (j, gj) in gr.iter_mut().enumerate() {
-                let e = ((at(j) - max) as f64).exp();
+                let e = if masked(j) {
+                    0.0
+                } else {
+                    ((at(j) - max) as f64).exp()
+                };
                 *gj = e as f32;
                 sum += e;
             }
