@@ -113,15 +113,15 @@ impl TowerConv {
 
 /// A dense layer: `w` is `[inputs, outputs]` row-major, as burn stores it.
 #[derive(Clone, Debug)]
-struct Dense {
-    inputs: usize,
-    outputs: usize,
-    w: Vec<f32>,
-    b: Vec<f32>,
+pub(crate) struct Dense {
+    pub(crate) inputs: usize,
+    pub(crate) outputs: usize,
+    pub(crate) w: Vec<f32>,
+    pub(crate) b: Vec<f32>,
 }
 
 impl Dense {
-    fn new(l: &burn::nn::Linear) -> Dense {
+    pub(crate) fn new(l: &burn::nn::Linear) -> Dense {
         let [inputs, outputs] = l.weight.val().dims();
         Dense {
             inputs,
@@ -134,7 +134,7 @@ impl Dense {
     }
 
     /// `out[r] = x[r] * w + b` for `rows` rows, with optional ReLU.
-    fn forward(&self, x: &[f32], rows: usize, out: &mut [f32], relu: bool, par: Parallelism) {
+    pub(crate) fn forward(&self, x: &[f32], rows: usize, out: &mut [f32], relu: bool, par: Parallelism) {
         for r in 0..rows {
             out[r * self.outputs..(r + 1) * self.outputs].copy_from_slice(&self.b);
         }

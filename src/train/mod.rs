@@ -97,7 +97,7 @@ pub struct TrainParams {
     /// (0 = uniform batches; see `ReplayWindow::batches`).
     pub surprise_fraction: f32,
     /// On the CPU, compute each step's gradients with the hand-written
-    /// training pass (`train/fast.rs`) instead of burn's autodiff (the same
+    /// training pass (`train/fast/`) instead of burn's autodiff (the same
     /// gradients up to rounding; networks with a reply head always take
     /// burn's path).
     pub fast_step: bool,

@@ -1,0 +1,491 @@
+//! The layers of the hand-written training step: strided GEMMs, 3x3
+//! convolutions (Winograd forward and input gradient, im2col kernel
+//! gradient), batch norm with batch statistics, ReLU, dense layers and 1x1
+//! convolutions, each with its backward pass, over NHWC rows; and the
+//! gradients as the optimiser takes them.
+
+use crate::net::fast::{self, grow, im2col, vec_of, TapTable};
+use crate::net::winograd::WinogradConv;
+use burn::module::ParamId;
+use burn::nn::conv::Conv2d;
+use burn::nn::{BatchNorm, Linear};
+use burn::optim::GradientsParams;
+use burn::tensor::{Device, Tensor, TensorData};
+use gemm::Parallelism;
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// Positions per task in the convolutions.
+const CHUNK: usize = 16;
+
+/// Rows (cells of positions) per task in the element-wise passes.
+const ROWS: usize = CHUNK * 64;
+
+thread_local! {
+    /// Scratch of the Winograd transforms and of the im2col.
+    static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `dst[m, n] (+)= lhs[m, k] * rhs[k, n]`, each operand given by its row
+/// and column strides (so transposes cost nothing); `accumulate` adds to
+/// `dst` (row-major, contiguous) instead of overwriting it.
+#[allow(clippy::too_many_arguments)]
+fn mm(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    accumulate: bool,
+    lhs: &[f32],
+    (lhs_rs, lhs_cs): (usize, usize),
+    rhs: &[f32],
+    (rhs_rs, rhs_cs): (usize, usize),
+    par: Parallelism,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.len() >= m * n);
+    if k == 0 {
+        if !accumulate {
+            dst[..m * n].fill(0.0);
+        }
+        return;
+    }
+    assert!(lhs.len() > (m - 1) * lhs_rs + (k - 1) * lhs_cs);
+    assert!(rhs.len() > (k - 1) * rhs_rs + (n - 1) * rhs_cs);
+    // SAFETY: the asserts above bound every index the strides reach.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            lhs.as_ptr(),
+            lhs_cs as isize,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            if accumulate { 1.0 } else { 0.0 },
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        );
+    }
+}
+
+fn par() -> Parallelism {
+    Parallelism::Rayon(rayon::current_num_threads())
+}
+
+/// A 3x3 convolution without bias, in the forms the step needs.
+pub(super) struct Conv3 {
+    pub(super) id: ParamId,
+    pub(super) ci: usize,
+    pub(super) co: usize,
+    pub(super) fwd: WinogradConv,
+    /// The kernel flipped and its channels swapped: the gradient of the
+    /// input is this convolution of the output's gradient (not needed for
+    /// the stem).
+    pub(super) bwd: Option<WinogradConv>,
+}
+
+impl Conv3 {
+    pub(super) fn new(conv: &Conv2d, backward: bool) -> Conv3 {
+        let [co, ci, kh, kw] = conv.weight.val().dims();
+        assert_eq!((kh, kw), (3, 3), "a 3x3 convolution");
+        let raw = vec_of(conv.weight.val());
+        let mut w = vec![0.0f32; 9 * ci * co];
+        let mut wt = vec![0.0f32; 9 * ci * co];
+        for o in 0..co {
+            for i in 0..ci {
+                for tap in 0..9 {
+                    let v = raw[(o * ci + i) * 9 + tap];
+                    w[(tap * ci + i) * co + o] = v;
+                    wt[((8 - tap) * co + o) * ci + i] = v;
+                }
+            }
+        }
+        Conv3 {
+            id: conv.weight.id,
+            ci,
+            co,
+            fwd: WinogradConv::new(ci, co, &w, &vec![0.0; co]),
+            bwd: backward.then(|| WinogradConv::new(co, ci, &wt, &vec![0.0; ci])),
+        }
+    }
+}
+
+/// `out = conv(x)` (no ReLU) for `n` positions, in chunks.
+pub(super) fn winograd(conv: &WinogradConv, x: &[f32], n: usize) -> Vec<f32> {
+    let (ci, co) = (conv.c_in, conv.c_out);
+    let mut out = vec![0.0f32; n * 64 * co];
+    x[..n * 64 * ci]
+        .par_chunks(CHUNK * 64 * ci)
+        .zip(out.par_chunks_mut(CHUNK * 64 * co))
+        .for_each(|(xc, oc)| {
+            let m = xc.len() / (64 * ci);
+            SCRATCH.with(|s| {
+                let s = &mut *s.borrow_mut();
+                grow(s, conv.scratch_len(m));
+                conv.forward_with(xc, m, s, oc, None, false);
+            })
+        });
+    out
+}
+
+/// The kernel's gradient `[co, ci, 3, 3]` (burn's layout) of a 3x3
+/// convolution with input `x` (`[n * 64, ci]`) and output gradient `dz`.
+pub(super) fn kernel_grad(
+    x: &[f32],
+    dz: &[f32],
+    n: usize,
+    ci: usize,
+    co: usize,
+    taps: &TapTable,
+) -> Vec<f32> {
+    let k = 9 * ci;
+    let parts: Vec<Vec<f32>> = x[..n * 64 * ci]
+        .par_chunks(CHUNK * 64 * ci)
+        .zip(dz[..n * 64 * co].par_chunks(CHUNK * 64 * co))
+        .map(|(xc, dc)| {
+            let m = xc.len() / (64 * ci);
+            let rows = m * 64;
+            let mut dw = vec![0.0f32; k * co];
+            SCRATCH.with(|s| {
+                let col = &mut *s.borrow_mut();
+                im2col(xc, m, ci, taps, col);
+                // dw[k, co] = colᵀ[k, rows] dz[rows, co].
+                mm(
+                    (k, co, rows),
+                    &mut dw,
+                    false,
+                    col,
+                    (1, k),
+                    dc,
+                    (co, 1),
+                    Parallelism::None,
+                );
+            });
+            dw
+        })
+        .collect();
+    let mut sum = vec![0.0f32; k * co];
+    for p in &parts {
+        for (s, v) in sum.iter_mut().zip(p) {
+            *s += v;
+        }
+    }
+    let mut out = vec![0.0f32; k * co];
+    for tap in 0..9 {
+        for i in 0..ci {
+            for o in 0..co {
+                out[(o * ci + i) * 9 + tap] = sum[(tap * ci + i) * co + o];
+            }
+        }
+    }
+    out
+}
+
+/// A batch norm's parameters.
+pub(super) struct Bn {
+    pub(super) gamma_id: ParamId,
+    pub(super) beta_id: ParamId,
+    pub(super) gamma: Vec<f32>,
+    pub(super) beta: Vec<f32>,
+    pub(super) eps: f64,
+}
+
+impl Bn {
+    pub(super) fn new(bn: &BatchNorm) -> Bn {
+        Bn {
+            gamma_id: bn.gamma.id,
+            beta_id: bn.beta.id,
+            gamma: vec_of(bn.gamma.val()),
+            beta: vec_of(bn.beta.val()),
+            eps: bn.epsilon,
+        }
+    }
+}
+
+/// What a batch norm's backward pass needs, and the batch statistics.
+pub(super) struct BnCache {
+    /// Normalised input `[rows, c]`.
+    pub(super) xhat: Vec<f32>,
+    pub(super) inv_std: Vec<f32>,
+    pub(super) mean: Vec<f32>,
+    /// Biased variance (what burn's running statistics take).
+    pub(super) var: Vec<f32>,
+}
+
+/// Per-channel sums over row chunks of `[rows, c]`, added in chunk order.
+fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
+    let chunks = rows.div_ceil(ROWS);
+    let parts: Vec<Vec<f64>> = (0..chunks)
+        .into_par_iter()
+        .map(|ch| {
+            let mut acc = vec![0.0f64; c];
+            for r in ch * ROWS..((ch + 1) * ROWS).min(rows) {
+                f(r, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let mut sum = vec![0.0f64; c];
+    for p in parts {
+        for (s, v) in sum.iter_mut().zip(p) {
+            *s += v;
+        }
+    }
+    sum
+}
+
+/// Batch statistics of `z` (`[rows, c]`) and its normalised values.
+pub(super) fn bn_forward(z: &[f32], c: usize, eps: f64) -> BnCache {
+    let rows = z.len() / c;
+    let sum = channel_sums(rows, c, |r, acc| {
+        for (a, &v) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]) {
+            *a += v as f64;
+        }
+    });
+    let mean: Vec<f64> = sum.iter().map(|s| s / rows as f64).collect();
+    let sq = channel_sums(rows, c, |r, acc| {
+        for ((a, &v), m) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]).zip(&mean) {
+            let d = v as f64 - m;
+            *a += d * d;
+        }
+    });
+    let var: Vec<f64> = sq.iter().map(|s| s / rows as f64).collect();
+    let inv_std: Vec<f32> = var.iter().map(|v| (1.0 / (v + eps).sqrt()) as f32).collect();
+    let mean32: Vec<f32> = mean.iter().map(|&m| m as f32).collect();
+    let mut xhat = vec![0.0f32; z.len()];
+    xhat.par_chunks_mut(ROWS * c)
+        .zip(z.par_chunks(ROWS * c))
+        .for_each(|(xo, zi)| {
+            for (xr, zr) in xo.chunks_exact_mut(c).zip(zi.chunks_exact(c)) {
+                for k in 0..c {
+                    xr[k] = (zr[k] - mean32[k]) * inv_std[k];
+                }
+            }
+        });
+    BnCache {
+        xhat,
+        inv_std,
+        mean: mean32,
+        var: var.iter().map(|&v| v as f32).collect(),
+    }
+}
+
+/// `relu(gamma * xhat + beta [+ residual])`.
+pub(super) fn bn_relu(cache: &BnCache, bn: &Bn, residual: Option<&[f32]>) -> Vec<f32> {
+    let c = bn.gamma.len();
+    let mut out = vec![0.0f32; cache.xhat.len()];
+    out.par_chunks_mut(ROWS * c).enumerate().for_each(|(ch, o)| {
+        let base = ch * ROWS * c;
+        let xh = &cache.xhat[base..base + o.len()];
+        for (r, (orow, xrow)) in o.chunks_exact_mut(c).zip(xh.chunks_exact(c)).enumerate() {
+            for k in 0..c {
+                orow[k] = bn.gamma[k] * xrow[k] + bn.beta[k];
+            }
+            if let Some(res) = residual {
+                let at = base + r * c;
+                for (v, s) in orow.iter_mut().zip(&res[at..at + c]) {
+                    *v += s;
+                }
+            }
+            for v in orow {
+                *v = v.max(0.0);
+            }
+        }
+    });
+    out
+}
+
+/// `dy * (y > 0)`: the gradient through a ReLU whose output was `y`.
+pub(super) fn relu_grad(dy: &mut [f32], y: &[f32]) {
+    dy.par_chunks_mut(ROWS * 8)
+        .zip(y.par_chunks(ROWS * 8))
+        .for_each(|(d, y)| {
+            for (d, &y) in d.iter_mut().zip(y) {
+                if y <= 0.0 {
+                    *d = 0.0;
+                }
+            }
+        });
+}
+
+/// Gradients of a batch norm (batch statistics): of its input, gamma and
+/// beta, from its output's gradient `dy`.
+pub(super) fn bn_backward(dy: &[f32], cache: &BnCache, bn: &Bn) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let c = bn.gamma.len();
+    let rows = dy.len() / c;
+    let dbeta = channel_sums(rows, c, |r, acc| {
+        for (a, &v) in acc.iter_mut().zip(&dy[r * c..(r + 1) * c]) {
+            *a += v as f64;
+        }
+    });
+    let dgamma = channel_sums(rows, c, |r, acc| {
+        let (d, x) = (&dy[r * c..(r + 1) * c], &cache.xhat[r * c..(r + 1) * c]);
+        for k in 0..c {
+            acc[k] += d[k] as f64 * x[k] as f64;
+        }
+    });
+    let nf = rows as f64;
+    let mb: Vec<f32> = dbeta.iter().map(|s| (s / nf) as f32).collect();
+    let mg: Vec<f32> = dgamma.iter().map(|s| (s / nf) as f32).collect();
+    let scale: Vec<f32> = (0..c).map(|k| bn.gamma[k] * cache.inv_std[k]).collect();
+    let mut dz = vec![0.0f32; dy.len()];
+    dz.par_chunks_mut(ROWS * c)
+        .zip(dy.par_chunks(ROWS * c))
+        .zip(cache.xhat.par_chunks(ROWS * c))
+        .for_each(|((o, d), x)| {
+            for ((orow, drow), xrow) in o
+                .chunks_exact_mut(c)
+                .zip(d.chunks_exact(c))
+                .zip(x.chunks_exact(c))
+            {
+                for k in 0..c {
+                    orow[k] = scale[k] * (drow[k] - mb[k] - xrow[k] * mg[k]);
+                }
+            }
+        });
+    (
+        dz,
+        dgamma.iter().map(|&v| v as f32).collect(),
+        dbeta.iter().map(|&v| v as f32).collect(),
+    )
+}
+
+/// A dense layer (the inference path's) and its parameters' ids.
+pub(super) struct Dense {
+    pub(super) w_id: ParamId,
+    pub(super) b_id: Option<ParamId>,
+    pub(super) d: fast::Dense,
+}
+
+impl Dense {
+    pub(super) fn new(l: &Linear) -> Dense {
+        Dense {
+            w_id: l.weight.id,
+            b_id: l.bias.as_ref().map(|b| b.id),
+            d: fast::Dense::new(l),
+        }
+    }
+
+    /// `x[rows, inputs] * w + b`.
+    pub(super) fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        let mut out = vec![0.0f32; rows * self.d.outputs];
+        self.d.forward(x, rows, &mut out, false, par());
+        out
+    }
+
+    /// Gradients of the weights, the bias and (into `dx`, added) the input
+    /// from the output's gradient `dy` `[rows, outputs]`.
+    pub(super) fn backward(&self, x: &[f32], dy: &[f32], rows: usize, dx: Option<&mut [f32]>, g: &mut Grads) {
+        let (i, o) = (self.d.inputs, self.d.outputs);
+        let mut dw = vec![0.0f32; i * o];
+        // dw[i, o] = xᵀ[i, rows] dy[rows, o].
+        mm((i, o, rows), &mut dw, false, x, (1, i), dy, (o, 1), par());
+        g.put(self.w_id, dw, vec![i, o]);
+        if let Some(id) = self.b_id {
+            let mut db = vec![0.0f32; o];
+            for r in 0..rows {
+                for (d, v) in db.iter_mut().zip(&dy[r * o..(r + 1) * o]) {
+                    *d += v;
+                }
+            }
+            g.put(id, db, vec![o]);
+        }
+        if let Some(dx) = dx {
+            // dx[rows, i] += dy[rows, o] wᵀ[o, i].
+            mm((rows, i, o), dx, true, dy, (o, 1), &self.d.w, (1, o), par());
+        }
+    }
+}
+
+/// A 1x1 convolution without bias, `w` `[co, ci]` (burn's layout).
+pub(super) struct Conv1 {
+    pub(super) id: ParamId,
+    pub(super) ci: usize,
+    pub(super) co: usize,
+    pub(super) w: Vec<f32>,
+}
+
+impl Conv1 {
+    pub(super) fn new(conv: &Conv2d) -> Conv1 {
+        let [co, ci, _, _] = conv.weight.val().dims();
+        Conv1 {
+            id: conv.weight.id,
+            ci,
+            co,
+            w: vec_of(conv.weight.val()),
+        }
+    }
+
+    /// `x[rows, ci] -> [rows, co]`.
+    pub(super) fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
+        let mut out = vec![0.0f32; rows * self.co];
+        mm(
+            (rows, self.co, self.ci),
+            &mut out,
+            false,
+            x,
+            (self.ci, 1),
+            &self.w,
+            (1, self.ci),
+            par(),
+        );
+        out
+    }
+
+    /// The kernel's gradient, and the input's added into `dx`.
+    pub(super) fn backward(&self, x: &[f32], dz: &[f32], rows: usize, dx: &mut [f32], g: &mut Grads) {
+        let (ci, co) = (self.ci, self.co);
+        let mut dw = vec![0.0f32; co * ci];
+        // dw[co, ci] = dzᵀ[co, rows] x[rows, ci].
+        mm((co, ci, rows), &mut dw, false, dz, (1, co), x, (ci, 1), par());
+        g.put(self.id, dw, vec![co, ci, 1, 1]);
+        mm((rows, ci, co), dx, true, dz, (co, 1), &self.w, (ci, 1), par());
+    }
+}
+
+/// Gradients by parameter: id, values, shape (burn's).
+pub(in crate::train) struct Grads(pub(super) Vec<(ParamId, Vec<f32>, Vec<usize>)>);
+
+impl Grads {
+    pub(super) fn put(&mut self, id: ParamId, values: Vec<f32>, shape: Vec<usize>) {
+        self.0.push((id, values, shape));
+    }
+
+    pub(super) fn put_bn(&mut self, bn: &Bn, dgamma: Vec<f32>, dbeta: Vec<f32>) {
+        let c = dgamma.len();
+        self.put(bn.gamma_id, dgamma, vec![c]);
+        self.put(bn.beta_id, dbeta, vec![c]);
+    }
+
+    /// As the optimiser takes them, on the plain `device`.
+    pub(in crate::train) fn into_params(self, device: &Device) -> GradientsParams {
+        let mut g = GradientsParams::new();
+        for (id, v, shape) in self.0 {
+            match shape.len() {
+                1 => g.register(id, Tensor::<1>::from_data(TensorData::new(v, [shape[0]]), device)),
+                2 => g.register(
+                    id,
+                    Tensor::<2>::from_data(TensorData::new(v, [shape[0], shape[1]]), device),
+                ),
+                _ => g.register(
+                    id,
+                    Tensor::<4>::from_data(
+                        TensorData::new(v, [shape[0], shape[1], shape[2], shape[3]]),
+                        device,
+                    ),
+                ),
+            }
+        }
+        g
+    }
+}
