@@ -281,6 +281,8 @@ pub struct Trainer {
     /// and whether that step is used (`fast_step` on the CPU).
     plain: Device,
     fast: bool,
+    /// The hand-written step's buffers, kept between steps.
+    pool: fast::Pool,
     /// Training steps taken so far.
     pub step: u64,
     pub params: TrainParams,
@@ -386,6 +388,7 @@ impl Trainer {
             optim,
             fast: params.fast_step && device == Device::flex(),
             plain: device,
+            pool: fast::Pool::default(),
             step: 0,
             params,
             model,
@@ -411,7 +414,7 @@ impl Trainer {
         let lr = self.params.lr_at(self.step);
         if self.fast && fast::supports(&net) {
             let weights = [self.params.material_weight, self.params.plies_left_weight];
-            let s = fast::step(&net, &b, self.model.inputs, weights);
+            let s = fast::step(&net, &b, self.model.inputs, weights, &self.pool);
             fast::update_running_stats(&net, &s.stats);
             self.net = Some(self.optim.step(lr, net, s.grads.into_params(&self.plain)));
             self.step += 1;

@@ -1,8 +1,8 @@
 //! The layers of the hand-written training step: strided GEMMs, 3x3
 //! convolutions (Winograd forward and input gradient, im2col kernel
 //! gradient), batch norm with batch statistics, ReLU, dense layers and 1x1
-//! convolutions, each with its backward pass, over NHWC rows; and the
-//! gradients as the optimiser takes them.
+//! convolutions, each with its backward pass, over NHWC rows; the gradients
+//! as the optimiser takes them; and the [`Pool`] their buffers come from.
 
 use crate::net::fast::{self, grow, im2col, vec_of, TapTable};
 use crate::net::winograd::WinogradConv;
@@ -14,6 +14,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 use gemm::Parallelism;
 use rayon::prelude::*;
 use std::cell::RefCell;
+use std::ops::{Deref, DerefMut};
+use std::sync::Mutex;
 
 /// Positions per task in the convolutions.
 const CHUNK: usize = 16;
@@ -78,6 +80,58 @@ fn mm(
     }
 }
 
+/// The step's buffers, kept from one step to the next. A step's
+/// activations and gradients are tens of megabytes in buffers of a few
+/// megabytes; allocated afresh, each is mapped and faulted in again every
+/// step, which is both slow and serial between the threads.
+#[derive(Default)]
+pub(in crate::train) struct Pool(Mutex<Vec<Vec<f32>>>);
+
+impl Pool {
+    /// `len` zeros, in the smallest kept buffer that holds them (else the
+    /// largest, grown, so the pool keeps no more buffers than a step has
+    /// alive at once).
+    pub(super) fn zeroed(&self, len: usize) -> Buf<'_> {
+        let mut v = {
+            let mut free = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            let fits = (0..free.len())
+                .filter(|&i| free[i].capacity() >= len)
+                .min_by_key(|&i| free[i].capacity());
+            let pick = fits.or_else(|| (0..free.len()).max_by_key(|&i| free[i].capacity()));
+            pick.map(|i| free.swap_remove(i)).unwrap_or_default()
+        };
+        v.clear();
+        v.resize(len, 0.0);
+        Buf { v, pool: self }
+    }
+}
+
+/// A buffer from a [`Pool`], given back when dropped.
+pub(super) struct Buf<'p> {
+    v: Vec<f32>,
+    pool: &'p Pool,
+}
+
+impl Deref for Buf<'_> {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.v
+    }
+}
+
+impl DerefMut for Buf<'_> {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        &mut self.v
+    }
+}
+
+impl Drop for Buf<'_> {
+    fn drop(&mut self) {
+        let v = std::mem::take(&mut self.v);
+        self.pool.0.lock().unwrap_or_else(|e| e.into_inner()).push(v);
+    }
+}
+
 fn par() -> Parallelism {
     Parallelism::Rayon(rayon::current_num_threads())
 }
@@ -121,9 +175,9 @@ impl Conv3 {
 }
 
 /// `out = conv(x)` (no ReLU) for `n` positions, in chunks.
-pub(super) fn winograd(conv: &WinogradConv, x: &[f32], n: usize) -> Vec<f32> {
+pub(super) fn winograd<'p>(pool: &'p Pool, conv: &WinogradConv, x: &[f32], n: usize) -> Buf<'p> {
     let (ci, co) = (conv.c_in, conv.c_out);
-    let mut out = vec![0.0f32; n * 64 * co];
+    let mut out = pool.zeroed(n * 64 * co);
     x[..n * 64 * ci]
         .par_chunks(CHUNK * 64 * ci)
         .zip(out.par_chunks_mut(CHUNK * 64 * co))
@@ -213,16 +267,17 @@ impl Bn {
 }
 
 /// What a batch norm's backward pass needs, and the batch statistics.
-pub(super) struct BnCache {
+pub(super) struct BnCache<'p> {
     /// Normalised input `[rows, c]`.
-    pub(super) xhat: Vec<f32>,
+    pub(super) xhat: Buf<'p>,
     pub(super) inv_std: Vec<f32>,
     pub(super) mean: Vec<f32>,
     /// Biased variance (what burn's running statistics take).
     pub(super) var: Vec<f32>,
 }
 
-/// Per-channel sums over row chunks of `[rows, c]`, added in chunk order.
+/// Sums over row chunks: `f(row, acc)` adds row `row`'s terms into the `c`
+/// accumulators; the chunks' sums are added in chunk order.
 fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
     let chunks = rows.div_ceil(ROWS);
     let parts: Vec<Vec<f64>> = (0..chunks)
@@ -245,24 +300,26 @@ fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> 
 }
 
 /// Batch statistics of `z` (`[rows, c]`) and its normalised values.
-pub(super) fn bn_forward(z: &[f32], c: usize, eps: f64) -> BnCache {
+pub(super) fn bn_forward<'p>(pool: &'p Pool, z: &[f32], c: usize, eps: f64) -> BnCache<'p> {
     let rows = z.len() / c;
-    let sum = channel_sums(rows, c, |r, acc| {
-        for (a, &v) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]) {
-            *a += v as f64;
+    // One pass: each channel's sum and sum of squares (in f64, so the
+    // variance as their difference loses nothing that matters here).
+    let sums = channel_sums(rows, 2 * c, |r, acc| {
+        let (s, sq) = acc.split_at_mut(c);
+        for ((s, sq), &v) in s.iter_mut().zip(sq).zip(&z[r * c..(r + 1) * c]) {
+            let v = v as f64;
+            *s += v;
+            *sq += v * v;
         }
     });
-    let mean: Vec<f64> = sum.iter().map(|s| s / rows as f64).collect();
-    let sq = channel_sums(rows, c, |r, acc| {
-        for ((a, &v), m) in acc.iter_mut().zip(&z[r * c..(r + 1) * c]).zip(&mean) {
-            let d = v as f64 - m;
-            *a += d * d;
-        }
-    });
-    let var: Vec<f64> = sq.iter().map(|s| s / rows as f64).collect();
+    let nf = rows as f64;
+    let mean: Vec<f64> = sums[..c].iter().map(|s| s / nf).collect();
+    let var: Vec<f64> = (0..c)
+        .map(|k| (sums[c + k] / nf - mean[k] * mean[k]).max(0.0))
+        .collect();
     let inv_std: Vec<f32> = var.iter().map(|v| (1.0 / (v + eps).sqrt()) as f32).collect();
     let mean32: Vec<f32> = mean.iter().map(|&m| m as f32).collect();
-    let mut xhat = vec![0.0f32; z.len()];
+    let mut xhat = pool.zeroed(z.len());
     xhat.par_chunks_mut(ROWS * c)
         .zip(z.par_chunks(ROWS * c))
         .for_each(|(xo, zi)| {
@@ -281,9 +338,9 @@ pub(super) fn bn_forward(z: &[f32], c: usize, eps: f64) -> BnCache {
 }
 
 /// `relu(gamma * xhat + beta [+ residual])`.
-pub(super) fn bn_relu(cache: &BnCache, bn: &Bn, residual: Option<&[f32]>) -> Vec<f32> {
+pub(super) fn bn_relu<'p>(pool: &'p Pool, cache: &BnCache, bn: &Bn, residual: Option<&[f32]>) -> Buf<'p> {
     let c = bn.gamma.len();
-    let mut out = vec![0.0f32; cache.xhat.len()];
+    let mut out = pool.zeroed(cache.xhat.len());
     out.par_chunks_mut(ROWS * c).enumerate().for_each(|(ch, o)| {
         let base = ch * ROWS * c;
         let xh = &cache.xhat[base..base + o.len()];
@@ -320,25 +377,29 @@ pub(super) fn relu_grad(dy: &mut [f32], y: &[f32]) {
 
 /// Gradients of a batch norm (batch statistics): of its input, gamma and
 /// beta, from its output's gradient `dy`.
-pub(super) fn bn_backward(dy: &[f32], cache: &BnCache, bn: &Bn) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+pub(super) fn bn_backward<'p>(
+    pool: &'p Pool,
+    dy: &[f32],
+    cache: &BnCache,
+    bn: &Bn,
+) -> (Buf<'p>, Vec<f32>, Vec<f32>) {
     let c = bn.gamma.len();
     let rows = dy.len() / c;
-    let dbeta = channel_sums(rows, c, |r, acc| {
-        for (a, &v) in acc.iter_mut().zip(&dy[r * c..(r + 1) * c]) {
-            *a += v as f64;
-        }
-    });
-    let dgamma = channel_sums(rows, c, |r, acc| {
+    // One pass: beta's gradient (the sum of dy) and gamma's (of dy * xhat).
+    let sums = channel_sums(rows, 2 * c, |r, acc| {
+        let (db, dg) = acc.split_at_mut(c);
         let (d, x) = (&dy[r * c..(r + 1) * c], &cache.xhat[r * c..(r + 1) * c]);
         for k in 0..c {
-            acc[k] += d[k] as f64 * x[k] as f64;
+            db[k] += d[k] as f64;
+            dg[k] += d[k] as f64 * x[k] as f64;
         }
     });
+    let (dbeta, dgamma) = sums.split_at(c);
     let nf = rows as f64;
     let mb: Vec<f32> = dbeta.iter().map(|s| (s / nf) as f32).collect();
     let mg: Vec<f32> = dgamma.iter().map(|s| (s / nf) as f32).collect();
     let scale: Vec<f32> = (0..c).map(|k| bn.gamma[k] * cache.inv_std[k]).collect();
-    let mut dz = vec![0.0f32; dy.len()];
+    let mut dz = pool.zeroed(dy.len());
     dz.par_chunks_mut(ROWS * c)
         .zip(dy.par_chunks(ROWS * c))
         .zip(cache.xhat.par_chunks(ROWS * c))
@@ -377,8 +438,8 @@ impl Dense {
     }
 
     /// `x[rows, inputs] * w + b`.
-    pub(super) fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
-        let mut out = vec![0.0f32; rows * self.d.outputs];
+    pub(super) fn forward<'p>(&self, pool: &'p Pool, x: &[f32], rows: usize) -> Buf<'p> {
+        let mut out = pool.zeroed(rows * self.d.outputs);
         self.d.forward(x, rows, &mut out, false, par());
         out
     }
@@ -427,8 +488,8 @@ impl Conv1 {
     }
 
     /// `x[rows, ci] -> [rows, co]`.
-    pub(super) fn forward(&self, x: &[f32], rows: usize) -> Vec<f32> {
-        let mut out = vec![0.0f32; rows * self.co];
+    pub(super) fn forward<'p>(&self, pool: &'p Pool, x: &[f32], rows: usize) -> Buf<'p> {
+        let mut out = pool.zeroed(rows * self.co);
         mm(
             (rows, self.co, self.ci),
             &mut out,
@@ -487,5 +548,34 @@ impl Grads {
             }
         }
         g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pool;
+
+    /// A buffer given back is handed out again, zeroed, and the pool keeps
+    /// no more buffers than were alive at once.
+    #[test]
+    fn pool_reuses_zeroed_buffers() {
+        let pool = Pool::default();
+        {
+            let mut a = pool.zeroed(100);
+            let mut b = pool.zeroed(300);
+            a.fill(1.0);
+            b.fill(2.0);
+        }
+        let ptrs: Vec<_> = pool.0.lock().unwrap().iter().map(|v| v.as_ptr()).collect();
+        assert_eq!(ptrs.len(), 2);
+        // The smallest that fits: 250 takes the 300 buffer, then 500 grows
+        // the other rather than adding a third.
+        let c = pool.zeroed(250);
+        let d = pool.zeroed(500);
+        assert!(c.iter().all(|&v| v == 0.0) && c.len() == 250);
+        assert!(d.iter().all(|&v| v == 0.0) && d.len() == 500);
+        assert!(ptrs.contains(&c.as_ptr()));
+        drop((c, d));
+        assert_eq!(pool.0.lock().unwrap().len(), 2);
     }
 }

@@ -21,6 +21,8 @@
 //! - work is split into chunks of positions, one rayon task each, and the
 //!   chunks' partial sums are added in chunk order, so a step gives the same
 //!   bits on any number of threads.
+//! - the step's buffers come from a [`Pool`] the trainer keeps, so they
+//!   are not mapped and faulted in afresh every step.
 //!
 //! The tests check every parameter's gradient, the losses and the
 //! batch-norm running statistics against burn's autodiff step. The reply
@@ -35,6 +37,7 @@ use crate::net::model::{Net, AUX_OUTPUTS};
 use crate::net::{Inputs, MAX_PLANES, POLICY_SIZE};
 use burn::nn::BatchNorm;
 use burn::tensor::{Tensor, TensorData};
+pub(super) use layers::Pool;
 use layers::*;
 use rayon::prelude::*;
 
@@ -54,7 +57,7 @@ pub(super) fn supports(net: &Net) -> bool {
 
 /// Gradients and losses of `net` (training mode) on a batch; the same as
 /// burn's autodiff of [`super::Trainer`]'s loss, up to float rounding.
-pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTPUTS]) -> Step {
+pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTPUTS], pool: &Pool) -> Step {
     let n = b.obs.len();
     let rows = n * 64;
     let taps = tap_table();
@@ -63,7 +66,7 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
 
     // Input planes, NHWC.
     let np = inputs.planes();
-    let mut x0 = vec![0.0f32; rows * np];
+    let mut x0 = pool.zeroed(rows * np);
     x0.par_chunks_mut(64 * np).zip(&b.obs).for_each(|(dst, o)| {
         let mut buf = [0.0f32; MAX_PLANES * 64];
         let planes = &mut buf[..np * 64];
@@ -79,28 +82,28 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     let stem = Conv3::new(&net.stem, false);
     let stem_bn = Bn::new(&net.stem_bn);
     let c = stem.co;
-    let stem_cache = bn_forward(&winograd(&stem.fwd, &x0, n), c, stem_bn.eps);
-    let a0 = bn_relu(&stem_cache, &stem_bn, None);
+    let stem_cache = bn_forward(pool, &winograd(pool, &stem.fwd, &x0, n), c, stem_bn.eps);
+    let a0 = bn_relu(pool, &stem_cache, &stem_bn, None);
     stats.push((stem_cache.mean.clone(), stem_cache.var.clone()));
-    struct BlockCache {
+    struct BlockCache<'p> {
         c1: Conv3,
         bn1: Bn,
-        cache1: BnCache,
-        r1: Vec<f32>,
+        cache1: BnCache<'p>,
+        r1: Buf<'p>,
         c2: Conv3,
         bn2: Bn,
-        cache2: BnCache,
+        cache2: BnCache<'p>,
     }
     let mut acts = vec![a0];
     let mut blocks = Vec::with_capacity(net.blocks.len());
     for blk in &net.blocks {
         let a_in = acts.last().expect("the stem's output");
         let (c1, bn1) = (Conv3::new(&blk.conv1, true), Bn::new(&blk.bn1));
-        let cache1 = bn_forward(&winograd(&c1.fwd, a_in, n), c, bn1.eps);
-        let r1 = bn_relu(&cache1, &bn1, None);
+        let cache1 = bn_forward(pool, &winograd(pool, &c1.fwd, a_in, n), c, bn1.eps);
+        let r1 = bn_relu(pool, &cache1, &bn1, None);
         let (c2, bn2) = (Conv3::new(&blk.conv2, true), Bn::new(&blk.bn2));
-        let cache2 = bn_forward(&winograd(&c2.fwd, &r1, n), c, bn2.eps);
-        let a_out = bn_relu(&cache2, &bn2, Some(a_in));
+        let cache2 = bn_forward(pool, &winograd(pool, &c2.fwd, &r1, n), c, bn2.eps);
+        let a_out = bn_relu(pool, &cache2, &bn2, Some(a_in));
         stats.push((cache1.mean.clone(), cache1.var.clone()));
         stats.push((cache2.mean.clone(), cache2.var.clone()));
         acts.push(a_out);
@@ -122,11 +125,11 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
         Bn::new(&net.policy_bn),
         Dense::new(&net.policy_fc),
     );
-    let pcache = bn_forward(&pconv.forward(h, rows), pconv.co, pbn.eps);
-    let rp = bn_relu(&pcache, &pbn, None);
+    let pcache = bn_forward(pool, &pconv.forward(pool, h, rows), pconv.co, pbn.eps);
+    let rp = bn_relu(pool, &pcache, &pbn, None);
     stats.push((pcache.mean.clone(), pcache.var.clone()));
     let pc = pconv.co;
-    let mut pin = vec![0.0f32; n * pc * 64];
+    let mut pin = pool.zeroed(n * pc * 64);
     for p in 0..n {
         for cell in 0..64 {
             for o in 0..pc {
@@ -134,26 +137,26 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
             }
         }
     }
-    let logits = pfc.forward(&pin, n);
+    let logits = pfc.forward(pool, &pin, n);
 
     // Value head: 1x1 conv to 1 plane, BN, ReLU, dense + ReLU, dense to
     // WDL logits (and the auxiliary outputs from the same hidden layer).
     let (vconv, vbn) = (Conv1::new(&net.value_conv), Bn::new(&net.value_bn));
     let (fc1, fc2) = (Dense::new(&net.value_fc1), Dense::new(&net.value_fc2));
     let aux_fc = net.aux_fc.as_ref().map(Dense::new);
-    let vcache = bn_forward(&vconv.forward(h, rows), vconv.co, vbn.eps);
-    let vin = bn_relu(&vcache, &vbn, None);
+    let vcache = bn_forward(pool, &vconv.forward(pool, h, rows), vconv.co, vbn.eps);
+    let vin = bn_relu(pool, &vcache, &vbn, None);
     stats.push((vcache.mean.clone(), vcache.var.clone()));
-    let mut hid = fc1.forward(&vin, n);
-    for v in &mut hid {
+    let mut hid = fc1.forward(pool, &vin, n);
+    for v in hid.iter_mut() {
         *v = v.max(0.0);
     }
-    let value = fc2.forward(&hid, n);
-    let aux = aux_fc.as_ref().map(|d| d.forward(&hid, n));
+    let value = fc2.forward(pool, &hid, n);
+    let aux = aux_fc.as_ref().map(|d| d.forward(pool, &hid, n));
 
     // Losses and the logits' gradients.
-    let (policy_loss, dlogits) = soft_xent(&logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
-    let (value_loss, dvalue) = soft_xent(&value, None, &b.value, 3, n);
+    let (policy_loss, dlogits) = soft_xent(pool, &logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
+    let (value_loss, dvalue) = soft_xent(pool, &value, None, &b.value, 3, n);
     let mut aux_loss = None;
     let daux = aux.as_ref().map(|aux| {
         let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
@@ -171,10 +174,10 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     });
 
     // Backward: heads.
-    let mut dh = vec![0.0f32; rows * c];
-    let mut dpin = vec![0.0f32; n * pc * 64];
+    let mut dh = pool.zeroed(rows * c);
+    let mut dpin = pool.zeroed(n * pc * 64);
     pfc.backward(&pin, &dlogits, n, Some(&mut dpin), &mut g);
-    let mut drp = vec![0.0f32; rows * pc];
+    let mut drp = pool.zeroed(rows * pc);
     for p in 0..n {
         for cell in 0..64 {
             for o in 0..pc {
@@ -183,20 +186,20 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
         }
     }
     relu_grad(&mut drp, &rp);
-    let (dzp, dgp, dbp) = bn_backward(&drp, &pcache, &pbn);
+    let (dzp, dgp, dbp) = bn_backward(pool, &drp, &pcache, &pbn);
     g.put_bn(&pbn, dgp, dbp);
     pconv.backward(h, &dzp, rows, &mut dh, &mut g);
 
-    let mut dhid = vec![0.0f32; n * fc1.d.outputs];
+    let mut dhid = pool.zeroed(n * fc1.d.outputs);
     fc2.backward(&hid, &dvalue, n, Some(&mut dhid), &mut g);
     if let (Some(fc), Some(d)) = (&aux_fc, &daux) {
         fc.backward(&hid, d, n, Some(&mut dhid), &mut g);
     }
     relu_grad(&mut dhid, &hid);
-    let mut dvin = vec![0.0f32; n * fc1.d.inputs];
+    let mut dvin = pool.zeroed(n * fc1.d.inputs);
     fc1.backward(&vin, &dhid, n, Some(&mut dvin), &mut g);
     relu_grad(&mut dvin, &vin);
-    let (dzv, dgv, dbv) = bn_backward(&dvin, &vcache, &vbn);
+    let (dzv, dgv, dbv) = bn_backward(pool, &dvin, &vcache, &vbn);
     g.put_bn(&vbn, dgv, dbv);
     vconv.backward(h, &dzv, rows, &mut dh, &mut g);
 
@@ -205,31 +208,31 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     for (k, blk) in blocks.iter().enumerate().rev() {
         let (a_in, a_out) = (&acts[k], &acts[k + 1]);
         relu_grad(&mut da, a_out);
-        let (dz2, dg2, db2) = bn_backward(&da, &blk.cache2, &blk.bn2);
+        let (dz2, dg2, db2) = bn_backward(pool, &da, &blk.cache2, &blk.bn2);
         g.put(
             blk.c2.id,
             kernel_grad(&blk.r1, &dz2, n, c, c, &taps),
             vec![c, c, 3, 3],
         );
         g.put_bn(&blk.bn2, dg2, db2);
-        let mut dr1 = winograd(blk.c2.bwd.as_ref().expect("backward kernel"), &dz2, n);
+        let mut dr1 = winograd(pool, blk.c2.bwd.as_ref().expect("backward kernel"), &dz2, n);
         relu_grad(&mut dr1, &blk.r1);
-        let (dz1, dg1, db1) = bn_backward(&dr1, &blk.cache1, &blk.bn1);
+        let (dz1, dg1, db1) = bn_backward(pool, &dr1, &blk.cache1, &blk.bn1);
         g.put(
             blk.c1.id,
             kernel_grad(a_in, &dz1, n, c, c, &taps),
             vec![c, c, 3, 3],
         );
         g.put_bn(&blk.bn1, dg1, db1);
-        let mut da_in = winograd(blk.c1.bwd.as_ref().expect("backward kernel"), &dz1, n);
+        let mut da_in = winograd(pool, blk.c1.bwd.as_ref().expect("backward kernel"), &dz1, n);
         // The skip connection carries the block output's gradient.
-        for (d, s) in da_in.iter_mut().zip(&da) {
+        for (d, s) in da_in.iter_mut().zip(da.iter()) {
             *d += s;
         }
         da = da_in;
     }
     relu_grad(&mut da, &acts[0]);
-    let (dz0, dg0, db0) = bn_backward(&da, &stem_cache, &stem_bn);
+    let (dz0, dg0, db0) = bn_backward(pool, &da, &stem_cache, &stem_bn);
     g.put(
         stem.id,
         kernel_grad(&x0, &dz0, n, stem.ci, c, &taps),
@@ -251,14 +254,15 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
 
 /// Mean over `n` rows of the cross-entropy `-Σ t log softmax(l + mask)`,
 /// and its gradient with respect to the logits `l` (`[n, width]`).
-fn soft_xent(
+fn soft_xent<'p>(
+    pool: &'p Pool,
     logits: &[f32],
     mask: Option<&[f32]>,
     target: &[f32],
     width: usize,
     n: usize,
-) -> (f64, Vec<f32>) {
-    let mut grad = vec![0.0f32; n * width];
+) -> (f64, Buf<'p>) {
+    let mut grad = pool.zeroed(n * width);
     let losses: Vec<f64> = grad
         .par_chunks_mut(width)
         .enumerate()
@@ -402,7 +406,9 @@ mod tests {
                     )
                 })
                 .collect();
-            let fast = step(net, &b, inputs, [1.0, 0.5]);
+            // The trainer's pool, whose buffers the two steps above used
+            // and left dirty.
+            let fast = step(net, &b, inputs, [1.0, 0.5], &t.pool);
             let (grads, losses) = t.burn_gradients(net, b);
             let what = format!("blocks {blocks}, channels {channels}, {inputs:?}, batch {n}");
             for (a, b, name) in [
