@@ -173,7 +173,8 @@ impl PlayerSpec {
 
     /// Search parameters from the options shared by `mcts` and `net`:
     /// `sims`, `movetime` (milliseconds per move, instead of `sims`),
-    /// `algo` (puct or gumbel), `cpuct`.
+    /// `algo` (puct or gumbel), `cpuct`, `considered` (Gumbel: root moves
+    /// sampled for sequential halving).
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
@@ -198,6 +199,9 @@ impl PlayerSpec {
         }
         if let Some(c) = self.get::<f32>("cpuct")? {
             p.c_puct = c;
+        }
+        if let Some(k) = self.get_positive("considered")? {
+            p.gumbel_considered = k.min(u32::MAX as u64) as u32;
         }
         p.validate()
             .map_err(|e| SpecError::BadValue("search".into(), String::new(), self.text.clone(), e))?;
@@ -234,7 +238,7 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
             Ok(Arc::new(move |_| Box::new(AlphaBeta::new(name.clone(), limits))))
         }
         PlayerKind::Mcts => {
-            spec.check_options(&["sims", "movetime", "algo", "cpuct", "rollouts"])?;
+            spec.check_options(&["sims", "movetime", "algo", "cpuct", "considered", "rollouts"])?;
             let base = SearchParams {
                 simulations: 800,
                 ..SearchParams::default()
@@ -286,5 +290,16 @@ mod tests {
         assert!(matches!(bad("alphabeta:speed=3"), SpecError::UnknownOption(..)));
         assert!(matches!(bad("mcts:algo=best"), SpecError::BadValue(..)));
         assert!(matches!(bad("random:x=1"), SpecError::UnknownOption(..)));
+        assert!(matches!(bad("mcts:considered=0"), SpecError::BadValue(..)));
+    }
+
+    #[test]
+    fn search_options_reach_the_params() {
+        let s = PlayerSpec::parse("mcts:sims=64,algo=gumbel,considered=16,cpuct=2").unwrap();
+        let p = s.search_params(SearchParams::default()).unwrap();
+        assert_eq!(p.simulations, 64);
+        assert_eq!(p.algorithm, SearchAlgorithm::Gumbel);
+        assert_eq!(p.gumbel_considered, 16);
+        assert_eq!(p.c_puct, 2.0);
     }
 }
