@@ -171,6 +171,10 @@ impl PlayerSpec {
         }
     }
 
+    /// The options [`search_params`](Self::search_params) reads, which
+    /// `mcts` and `net` specs both accept.
+    pub const SEARCH_OPTIONS: [&'static str; 5] = ["sims", "movetime", "algo", "cpuct", "considered"];
+
     /// Search parameters from the options shared by `mcts` and `net`:
     /// `sims`, `movetime` (milliseconds per move, instead of `sims`),
     /// `algo` (puct or gumbel), `cpuct`, `considered` (Gumbel: root moves
@@ -238,7 +242,9 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
             Ok(Arc::new(move |_| Box::new(AlphaBeta::new(name.clone(), limits))))
         }
         PlayerKind::Mcts => {
-            spec.check_options(&["sims", "movetime", "algo", "cpuct", "considered", "rollouts"])?;
+            let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
+            allowed.push("rollouts");
+            spec.check_options(&allowed)?;
             let base = SearchParams {
                 simulations: 800,
                 ..SearchParams::default()

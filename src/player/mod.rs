@@ -312,7 +312,7 @@ pub fn open_on(
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
     }
-    spec.check_options(&["sims", "movetime", "algo", "cpuct", "considered"])?;
+    spec.check_options(&PlayerSpec::SEARCH_OPTIONS)?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?.on(device);
     let params = spec.search_params(loaded.header.search.clone())?;
