@@ -495,3 +495,48 @@ fn surprise_is_the_policy_targets_divergence_from_the_priors() {
     r.policy = r.priors.clone();
     assert!(r.surprise().abs() < 1e-6);
 }
+
+/// Uniform priors and values that differ by at most 0.01 between positions.
+struct NearlyEqualValues;
+
+impl Evaluator for NearlyEqualValues {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        batch
+            .iter()
+            .map(|r| {
+                let n = r.moves.len();
+                let win = 0.3 + (r.game.position().hash() % 101) as f32 / 10_000.0;
+                Evaluation {
+                    priors: vec![1.0 / n as f32; n],
+                    wdl: Wdl::from_array([win, 0.4, 0.6 - win]),
+                }
+            })
+            .collect()
+    }
+}
+
+/// With values on their own scale, Q differences of 0.01 barely move the
+/// Gumbel policy target off the priors; rescaled by the root's min and max
+/// (`gumbel_rescale`, as in mctx) the best-valued move takes most of it.
+#[test]
+fn gumbel_rescale_sharpens_the_target_when_values_are_close() {
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let target = |rescale| {
+        let params = SearchParams {
+            algorithm: SearchAlgorithm::Gumbel,
+            simulations: 64,
+            gumbel_noise: false,
+            gumbel_rescale: rescale,
+            ..Default::default()
+        };
+        let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
+        let r = search(&mut t, &mut NearlyEqualValues).unwrap();
+        let uniform = 1.0 / r.policy.len() as f32;
+        let best = r.policy.iter().cloned().fold(0.0, f32::max);
+        (best, uniform)
+    };
+    let (flat, uniform) = target(false);
+    assert!(flat < 2.0 * uniform, "own scale: best {flat}, uniform {uniform}");
+    let (sharp, _) = target(true);
+    assert!(sharp > 0.5, "rescaled: best {sharp}");
+}

@@ -74,10 +74,21 @@ impl Tree {
         }
     }
 
-    /// sigma(q) of the Gumbel paper for a value q in [-1, 1].
-    fn sigma(&self, q: f64, max_visits: u32) -> f64 {
-        let q01 = (q + 1.0) / 2.0;
-        (self.params.gumbel_c_visit as f64 + max_visits as f64) * self.params.gumbel_c_scale as f64 * q01
+    /// sigma(q) of the Gumbel paper for each of a node's completed Q
+    /// values in [-1, 1]: (c_visit + max visits) * c_scale * q01, where q01
+    /// is (q + 1) / 2, or with `gumbel_rescale` the Q min-max rescaled to
+    /// [0, 1] over the node's edges (mctx's `qtransform_completed_by_mix_value`).
+    fn sigma(&self, cq: &[f64], max_visits: u32) -> Vec<f64> {
+        let scale =
+            (self.params.gumbel_c_visit as f64 + max_visits as f64) * self.params.gumbel_c_scale as f64;
+        if self.params.gumbel_rescale {
+            let lo = cq.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = cq.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let span = (hi - lo).max(1e-8);
+            cq.iter().map(|&q| scale * (q - lo) / span).collect()
+        } else {
+            cq.iter().map(|&q| scale * (q + 1.0) / 2.0).collect()
+        }
     }
 
     /// Completed Q values of a node's edges (v_mix for unvisited ones) and
@@ -115,8 +126,8 @@ impl Tree {
         let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
         let z: Vec<f64> = edges
             .iter()
-            .zip(&cq)
-            .map(|(e, &q)| (e.prior.max(1e-12) as f64).ln() + self.sigma(q, max_n))
+            .zip(self.sigma(&cq, max_n))
+            .map(|(e, s)| (e.prior.max(1e-12) as f64).ln() + s)
             .collect();
         let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let ex: Vec<f64> = z.iter().map(|x| (x - m).exp()).collect();
@@ -153,8 +164,9 @@ impl Tree {
         let g = &self.gumbel.as_ref().expect("gumbel state").g;
         edges
             .iter()
+            .zip(self.sigma(&cq, max_n))
             .enumerate()
-            .map(|(i, e)| g[i] as f64 + (e.prior.max(1e-12) as f64).ln() + self.sigma(cq[i], max_n))
+            .map(|(i, (e, s))| g[i] as f64 + (e.prior.max(1e-12) as f64).ln() + s)
             .collect()
     }
 }

@@ -62,6 +62,10 @@ pub struct SearchParams {
     pub gumbel_c_visit: f32,
     /// Gumbel: see `gumbel_c_visit`.
     pub gumbel_c_scale: f32,
+    /// Gumbel: the q in sigma(q) is the node's completed Q rescaled by its
+    /// min and max to [0, 1], as mctx does (off: (Q + 1) / 2, the value's
+    /// own scale, so near-equal values give a flat target).
+    pub gumbel_rescale: bool,
     /// Gumbel: add Gumbel noise to the root logits (off = deterministic top-k).
     pub gumbel_noise: bool,
     /// MCTS-solver: a node whose children's results are known exactly (a
@@ -91,6 +95,7 @@ impl Default for SearchParams {
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            gumbel_rescale: false,
             gumbel_noise: true,
             solver: false,
         }
