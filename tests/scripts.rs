@@ -1,0 +1,102 @@
+//! The helper scripts behind the README's figures: `scripts/seeds_summary.py`
+//! (the multi-seed rows of `scripts/ablation.sh`). Skipped with a notice
+//! where `python3` is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> Option<Command> {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("NOTICE: python3 not found; skipping the scripts' tests");
+    }
+    ok.then(|| Command::new("python3"))
+}
+
+/// A rated run folder as `scripts/ablation.sh` leaves it (the columns the
+/// summary reads, with the headers `damone rate` and `damone train` write).
+fn fake_run(root: &Path, name: &str, wdl: (u32, u32, u32), games: u32) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (w, d, l) = wdl;
+    let n = (w + d + l) as f64;
+    let score = (w as f64 + 0.5 * d as f64) / n;
+    std::fs::write(
+        dir.join("rating.csv"),
+        format!(
+            "iteration,train_minutes,train_games,mode,opponent,sims,net_ms_per_move,games,wins,draws,losses,score,score_95\n\
+             198,30.0,{games},sims,alphabeta:depth=4,64,0.0,{n},{w},{d},{l},{score},0.056\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("metrics.csv"),
+        format!("iteration,total_games,total_steps\n198,{games},13225\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn summary(args: &[&Path]) -> (bool, String, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/seeds_summary.py");
+    let out = python().unwrap().arg(script).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn seeds_summary_gives_the_mean_over_seeds_and_the_pooled_games() {
+    if python().is_none() {
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("damone-seeds-{}", std::process::id()));
+    let a = fake_run(&root, "def-s1", (60, 67, 73), 12675);
+    let b = fake_run(&root, "def-s2", (49, 52, 99), 11396);
+    let (ok, out, err) = summary(&[&a, &b]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("| def-s1 | 12675 | 13225 | alphabeta:depth=4 | 60-67-73 | 46.8%"),
+        "{out}"
+    );
+    // Mean of 46.75% and 37.5%; the t interval with one degree of freedom
+    // is 12.706 standard errors of the mean.
+    assert!(out.contains("mean over 2 seeds: 42.1% ± 58.8"), "{out}");
+    assert!(out.contains("standard deviation 6.5 points"), "{out}");
+    assert!(
+        out.contains("pooled: 109-119-172 in 400 games, 42.1% ± 4.0"),
+        "{out}"
+    );
+
+    let c = fake_run(&root, "def-s3", (80, 60, 60), 12000);
+    let (ok, out, _) = summary(&[&a, &b, &c]);
+    assert!(ok);
+    assert!(out.contains("mean over 3 seeds: 46.4%"), "{out}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn seeds_summary_names_a_missing_or_bad_rating() {
+    if python().is_none() {
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("damone-seeds-bad-{}", std::process::id()));
+    let missing = root.join("never-rated");
+    std::fs::create_dir_all(&missing).unwrap();
+    let (ok, _, err) = summary(&[&missing]);
+    assert!(!ok);
+    assert!(err.contains("never-rated/rating.csv"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let bad = fake_run(&root, "bad", (1, 1, 1), 10);
+    std::fs::write(bad.join("rating.csv"), "iteration,wins\n3,x\n").unwrap();
+    let (ok, _, err) = summary(&[&bad]);
+    assert!(!ok);
+    assert!(err.contains("bad/rating.csv: bad or missing column"), "{err}");
+    std::fs::remove_dir_all(&root).ok();
+}
