@@ -23,6 +23,17 @@ def t975(df):
     return T975[df - 1] if df <= len(T975) else 1.96 + 2.5 / df
 
 
+def score_interval(w, d, l):
+    """Score and its 95% half-width from W/D/L: the formula of damone's
+    `util::elo::score_interval`, which wrote each rating.csv's score_95."""
+    n = w + d + l
+    if n == 0:
+        return 0.5, 0.5
+    p = (w + 0.5 * d) / n
+    var = (w * (1 - p) ** 2 + d * (0.5 - p) ** 2 + l * p**2) / n
+    return p, 1.96 * math.sqrt(var / n)
+
+
 def last_row(path):
     try:
         with open(path, newline="") as f:
@@ -63,11 +74,9 @@ def main(dirs):
               f"(95% t interval; seed-to-seed standard deviation {100 * sd:.1f} points)")
     else:
         print(f"one seed: {100 * mean:.1f}% (no interval over seeds)")
-    n = w + d + l
-    p = (w + 0.5 * d) / n
-    var = (w * (1 - p) ** 2 + d * (0.5 - p) ** 2 + l * p**2) / n
-    print(f"pooled: {w}-{d}-{l} in {n} games, {100 * p:.1f}% ± "
-          f"{100 * 1.96 * math.sqrt(var / n):.1f} (the rating games' interval only)")
+    p, half = score_interval(w, d, l)
+    print(f"pooled: {w}-{d}-{l} in {w + d + l} games, {100 * p:.1f}% ± "
+          f"{100 * half:.1f} (the rating games' interval only)")
 
 
 if __name__ == "__main__":
