@@ -540,3 +540,94 @@ fn gumbel_rescale_sharpens_the_target_when_values_are_close() {
     let (sharp, _) = target(true);
     assert!(sharp > 0.5, "rescaled: best {sharp}");
 }
+
+/// `collapse_forced`: below the root, no position with one legal move is
+/// sent to the evaluator (the simulation plays it and goes on), while the
+/// same searches without it do send such positions; the number of
+/// simulations is the same, and a forced root is still evaluated.
+#[test]
+fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
+    use rand::Rng as _;
+    struct Forced {
+        forced: usize,
+        asked: usize,
+    }
+    impl Evaluator for Forced {
+        fn evaluate(&mut self, b: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+            self.asked += b.len();
+            self.forced += b.iter().filter(|r| r.moves.len() == 1).count();
+            UniformEvaluator.evaluate(b)
+        }
+    }
+    let mut rng = rng_stream(3, "collapse-positions", 0);
+    let mut games = Vec::new();
+    while games.len() < 12 {
+        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        for _ in 0..rng.random_range(10..60) {
+            let ms = g.position().legal_moves();
+            if g.outcome_with(&ms).is_some() {
+                break;
+            }
+            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+        }
+        let ms = g.position().legal_moves();
+        if g.outcome_with(&ms).is_none() && ms.len() > 1 {
+            games.push(g);
+        }
+    }
+    let run = |collapse: bool| {
+        let mut ev = Forced { forced: 0, asked: 0 };
+        for (i, g) in games.iter().enumerate() {
+            for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+                let params = SearchParams {
+                    algorithm: algo,
+                    simulations: 200,
+                    collapse_forced: collapse,
+                    ..Default::default()
+                };
+                let mut t = Tree::new(g, params, rng_stream(1, "t", i as u64));
+                search(&mut t, &mut ev).unwrap();
+                assert!(t.root_visits() >= 200, "{collapse} {algo:?}: {}", t.root_visits());
+            }
+        }
+        ev
+    };
+    let off = run(false);
+    let on = run(true);
+    assert!(
+        off.forced > 0,
+        "no forced position met in the searches: a weak test"
+    );
+    assert_eq!(on.forced, 0, "of {} evaluations", on.asked);
+
+    // A root with one legal move is evaluated (the search needs its edges).
+    let mut rng = rng_stream(4, "forced-root", 0);
+    let forced_root = loop {
+        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        let mut found = None;
+        for _ in 0..200 {
+            let ms = g.position().legal_moves();
+            if g.outcome_with(&ms).is_some() {
+                break;
+            }
+            if ms.len() == 1 {
+                found = Some(g.clone());
+                break;
+            }
+            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+        }
+        if let Some(g) = found {
+            break g;
+        }
+    };
+    let params = SearchParams {
+        simulations: 16,
+        collapse_forced: true,
+        ..Default::default()
+    };
+    let mut t = Tree::new(&forced_root, params, rng_stream(1, "t", 0));
+    let mut ev = Forced { forced: 0, asked: 0 };
+    let r = search(&mut t, &mut ev).unwrap();
+    assert_eq!(r.moves.len(), 1);
+    assert_eq!(ev.forced, 1, "the forced root, evaluated once");
+}

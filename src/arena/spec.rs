@@ -173,12 +173,14 @@ impl PlayerSpec {
 
     /// The options [`search_params`](Self::search_params) reads, which
     /// `mcts` and `net` specs both accept.
-    pub const SEARCH_OPTIONS: [&'static str; 5] = ["sims", "movetime", "algo", "cpuct", "considered"];
+    pub const SEARCH_OPTIONS: [&'static str; 6] =
+        ["sims", "movetime", "algo", "cpuct", "considered", "collapse"];
 
     /// Search parameters from the options shared by `mcts` and `net`:
     /// `sims`, `movetime` (milliseconds per move, instead of `sims`),
     /// `algo` (puct or gumbel), `cpuct`, `considered` (Gumbel: root moves
-    /// sampled for sequential halving).
+    /// sampled for sequential halving), `collapse` (true or false: forced
+    /// moves inside the tree played without evaluation).
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
@@ -206,6 +208,9 @@ impl PlayerSpec {
         }
         if let Some(k) = self.get_positive("considered")? {
             p.gumbel_considered = k.min(u32::MAX as u64) as u32;
+        }
+        if let Some(c) = self.get::<bool>("collapse")? {
+            p.collapse_forced = c;
         }
         p.validate()
             .map_err(|e| SpecError::BadValue("search".into(), String::new(), self.text.clone(), e))?;
@@ -297,12 +302,14 @@ mod tests {
         assert!(matches!(bad("mcts:algo=best"), SpecError::BadValue(..)));
         assert!(matches!(bad("random:x=1"), SpecError::UnknownOption(..)));
         assert!(matches!(bad("mcts:considered=0"), SpecError::BadValue(..)));
+        assert!(matches!(bad("mcts:collapse=1"), SpecError::BadValue(..)));
     }
 
     #[test]
     fn search_options_reach_the_params() {
-        let s = PlayerSpec::parse("mcts:sims=64,algo=gumbel,considered=16,cpuct=2").unwrap();
+        let s = PlayerSpec::parse("mcts:sims=64,algo=gumbel,considered=16,cpuct=2,collapse=true").unwrap();
         let p = s.search_params(SearchParams::default()).unwrap();
+        assert!(p.collapse_forced);
         assert_eq!(p.simulations, 64);
         assert_eq!(p.algorithm, SearchAlgorithm::Gumbel);
         assert_eq!(p.gumbel_considered, 16);

@@ -148,6 +148,13 @@ impl Tree {
                         }
                         return Selection::Done;
                     }
+                    if self.params.collapse_forced && moves.len() == 1 && node != self.root {
+                        // A forced move inside the tree: no evaluation
+                        // here; the simulation goes on to the first
+                        // position with a choice (or the game's end).
+                        self.expand_forced(node, moves[0]);
+                        continue;
+                    }
                     self.nodes[node as usize].state = State::Pending;
                     for &p in &path {
                         self.nodes[p as usize].vl += 1;
@@ -179,6 +186,23 @@ impl Tree {
                 }
             }
         }
+    }
+
+    /// Expand a node whose only legal move is `mv` without evaluating it
+    /// ([`SearchParams::collapse_forced`](super::SearchParams::collapse_forced)):
+    /// one edge of prior 1. Its value comes from the positions below it.
+    fn expand_forced(&mut self, node: u32, mv: crate::game::Move) {
+        let first = self.edges.len() as u32;
+        self.edges.push(Edge {
+            mv,
+            prior: 1.0,
+            raw: 1.0,
+            child: NO_NODE,
+        });
+        let nd = &mut self.nodes[node as usize];
+        nd.first_edge = first;
+        nd.n_edges = 1;
+        nd.state = State::Expanded;
     }
 
     /// Expand a leaf with its evaluation and back up its value.
