@@ -157,11 +157,12 @@ fn engine_protocol_drives_a_whole_game() {
     assert!(read_until(&["ready"])[0].starts_with("id name damone"));
     writeln!(stdin, "newgame").unwrap();
     assert_eq!(read_until(&["ok", "error"]), ["ok"]);
+    // The engine plays under the player's rules: configs/tiny.toml's.
     let mut game = Game::from_variant(
         Variant::Standard,
         DrawRules {
-            no_progress_plies: 80,
-            max_plies: 400,
+            no_progress_plies: 40,
+            max_plies: 120,
         },
     );
     let mut played: Vec<String> = Vec::new();
@@ -185,7 +186,8 @@ fn engine_protocol_drives_a_whole_game() {
             .strip_prefix("bestmove ")
             .expect("bestmove line")
             .to_string();
-        let m = parse_move(game.position(), &best).expect("engine move is legal");
+        let m = parse_move(game.position(), &best)
+            .unwrap_or_else(|e| panic!("engine move {best} in {}: {e}", game.position().to_fen()));
         game.play(&m).unwrap();
         played.push(best);
     }
