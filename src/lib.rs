@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | [`util`] | seeded RNG streams, the binary reader/writer, atomic writes, Elo maths, CPU time |
 //! | [`game`] | the rules engine: positions, moves, games, notation, FEN, perft |
-//! | [`mcts`] | PUCT and Gumbel search over any position, the MCTS-solver, the `Evaluator` trait and its cache, `Wdl` |
+//! | [`mcts`] | PUCT and Gumbel search over any position, the MCTS-solver, forced moves played through inside the tree, the `Evaluator` trait and its cache, `Wdl` |
 //! | [`net`] | input encoding and policy index, the burn model, the fast inference path, `NetEvaluator` |
 //! | [`data`] | training samples, the replay window and its file |
 //! | [`selfplay`] | the vectorised environment and the self-play driver that never waits |

@@ -1,7 +1,9 @@
 //! One simulation: descent by PUCT (with first-play urgency) or the Gumbel
 //! interior rule, virtual loss, expansion with an evaluation, exact
-//! terminal values, WDL backup, and the MCTS-solver's proofs (Winands et
-//! al., 2008: exact wins, losses and draws propagated up the tree).
+//! terminal values, WDL backup, the MCTS-solver's proofs (Winands et
+//! al., 2008: exact wins, losses and draws propagated up the tree), and
+//! forced moves below the root played through without an evaluation
+//! (`collapse_forced`).
 
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
