@@ -16,6 +16,22 @@ fn game(fen: &str) -> Game {
     )
 }
 
+/// A game from the start with up to `plies` random legal moves, stopping
+/// early where the game ends or where `stop` says so (given the legal
+/// moves of the position reached).
+fn random_game(rng: &mut damone::util::Rng, plies: usize, stop: impl Fn(&[Move]) -> bool) -> Game {
+    use rand::Rng as _;
+    let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+    for _ in 0..plies {
+        let ms = g.position().legal_moves();
+        if g.outcome_with(&ms).is_some() || stop(&ms) {
+            break;
+        }
+        g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
+    }
+    g
+}
+
 /// White wins at once with c6-b7 (the Black Pedina on a8 is then blocked).
 const WIN_IN_ONE: &str = "W:WDc6:Ba8";
 
@@ -347,15 +363,8 @@ fn the_solver_proves_short_wins_and_losses() {
         if proved == 4 {
             break;
         }
-        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
         let plies = rng.random_range(20..120);
-        for _ in 0..plies {
-            let ms = g.position().legal_moves();
-            if g.outcome_with(&ms).is_some() {
-                break;
-            }
-            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
-        }
+        let g = random_game(&mut rng, plies, |_| false);
         if g.outcome().is_some() || !wins_within(&g, 3) || wins_within(&g, 1) {
             continue;
         }
@@ -562,14 +571,8 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
     let mut rng = rng_stream(3, "collapse-positions", 0);
     let mut games = Vec::new();
     while games.len() < 12 {
-        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
-        for _ in 0..rng.random_range(10..60) {
-            let ms = g.position().legal_moves();
-            if g.outcome_with(&ms).is_some() {
-                break;
-            }
-            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
-        }
+        let plies = rng.random_range(10..60);
+        let g = random_game(&mut rng, plies, |_| false);
         let ms = g.position().legal_moves();
         if g.outcome_with(&ms).is_none() && ms.len() > 1 {
             games.push(g);
@@ -603,20 +606,9 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
     // A root with one legal move is evaluated (the search needs its edges).
     let mut rng = rng_stream(4, "forced-root", 0);
     let forced_root = loop {
-        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
-        let mut found = None;
-        for _ in 0..200 {
-            let ms = g.position().legal_moves();
-            if g.outcome_with(&ms).is_some() {
-                break;
-            }
-            if ms.len() == 1 {
-                found = Some(g.clone());
-                break;
-            }
-            g.play_unchecked(&ms[rng.random_range(0..ms.len())]);
-        }
-        if let Some(g) = found {
+        let g = random_game(&mut rng, 200, |ms| ms.len() == 1);
+        let ms = g.position().legal_moves();
+        if g.outcome_with(&ms).is_none() && ms.len() == 1 {
             break g;
         }
     };

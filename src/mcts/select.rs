@@ -9,7 +9,7 @@ use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
 use super::tree::{Edge, Node, State, Tree, NO_NODE};
 use super::wdl::Wdl;
-use crate::game::{Game, MoveList};
+use crate::game::{Game, Move, MoveList};
 
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
 /// nodes from the root to it.
@@ -193,7 +193,7 @@ impl Tree {
     /// Expand a node whose only legal move is `mv` without evaluating it
     /// ([`SearchParams::collapse_forced`](super::SearchParams::collapse_forced)):
     /// one edge of prior 1. Its value comes from the positions below it.
-    fn expand_forced(&mut self, node: u32, mv: crate::game::Move) {
+    fn expand_forced(&mut self, node: u32, mv: Move) {
         let first = self.edges.len() as u32;
         self.edges.push(Edge {
             mv,
