@@ -86,22 +86,20 @@ pub fn play_searcher_vs_alphabeta(
     tree_seed: u64,
     on_game: &mut dyn FnMut(),
 ) -> EvalResult {
-    let params = match searcher {
-        Searcher::Mcts(p) => p.clone(),
-        // Trees are kept in step with the games but never searched.
-        Searcher::Policy => SearchParams::default(),
-    };
-    let params = &params;
     let n = games;
     let mut boards: Vec<Game> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
     let color: Vec<Color> = (0..n)
         .map(|g| if g % 2 == 0 { Color::White } else { Color::Black })
         .collect();
-    let mut trees: Vec<Tree> = boards
-        .iter()
-        .enumerate()
-        .map(|(i, g)| Tree::new(g, params.clone(), rng_stream(tree_seed, "eval-tree", i as u64)))
-        .collect();
+    // One tree per game for MCTS; the raw policy searches nothing and has none.
+    let mut trees: Vec<Tree> = match searcher {
+        Searcher::Mcts(params) => boards
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Tree::new(g, params.clone(), rng_stream(tree_seed, "eval-tree", i as u64)))
+            .collect(),
+        Searcher::Policy => Vec::new(),
+    };
     let limits = Limits {
         depth: Some(depth),
         ..Default::default()
@@ -128,7 +126,7 @@ pub fn play_searcher_vs_alphabeta(
             .collect();
         let mut moves: Vec<Option<Move>> = vec![None; n];
         match searcher {
-            Searcher::Mcts(_) => {
+            Searcher::Mcts(params) => {
                 for (i, t) in trees.iter_mut().enumerate() {
                     if mine[i] {
                         t.start(params.simulations);
@@ -176,7 +174,9 @@ pub fn play_searcher_vs_alphabeta(
         for i in live {
             let m = moves[i].unwrap_or_else(|| boards[i].position().legal_moves()[0]);
             boards[i].play_unchecked(&m);
-            trees[i].advance(&m);
+            if let Some(t) = trees.get_mut(i) {
+                t.advance(&m);
+            }
         }
     }
     let mut r = EvalResult {
