@@ -623,3 +623,44 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
     assert_eq!(r.moves.len(), 1);
     assert_eq!(ev.forced, 1, "the forced root, evaluated once");
 }
+
+/// `draw_score`: a search over positions the evaluator calls certain draws
+/// values every move at the draw score (0 in a zero-sum search), with PUCT
+/// and Gumbel; play settings reset it, and values outside [-1, 0] are
+/// refused.
+#[test]
+fn draw_score_values_draws_below_zero_for_both_sides() {
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        for ds in [0.0f32, -0.3] {
+            let params = SearchParams {
+                algorithm: algo,
+                simulations: 64,
+                draw_score: ds,
+                ..Default::default()
+            };
+            let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
+            let r = search(&mut t, &mut UniformEvaluator).unwrap();
+            let qs: Vec<f32> = r.q.iter().flatten().copied().collect();
+            assert!(qs.len() > 1, "{algo:?}: several moves searched");
+            for q in qs {
+                assert!((q - ds).abs() < 1e-5, "{algo:?}, draw_score {ds}: q {q}");
+            }
+        }
+    }
+    let p = SearchParams {
+        draw_score: -0.2,
+        ..Default::default()
+    };
+    assert_eq!(p.for_play(64).draw_score, 0.0);
+    assert!(p.validate().is_ok());
+    for bad in [0.1, -1.5, f32::NAN] {
+        let e = SearchParams {
+            draw_score: bad,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.contains("draw_score"), "{e}");
+    }
+}

@@ -80,6 +80,12 @@ pub struct SearchParams {
     /// choice, whose evaluation it backs up. Fewer network calls, and values
     /// taken after an exchange rather than in the middle of it.
     pub collapse_forced: bool,
+    /// What a draw is worth to the side to move, for both sides alike, in
+    /// [-1, 0]: the search values a node as win - loss + `draw_score` x
+    /// draw (a contempt). Below 0, self-play steers away from draws (such as
+    /// a repetition both sides would accept) that a zero-sum search scores
+    /// as even. A training setting: [`SearchParams::for_play`] sets it to 0.
+    pub draw_score: f32,
 }
 
 impl Default for SearchParams {
@@ -105,6 +111,7 @@ impl Default for SearchParams {
             gumbel_noise: true,
             solver: false,
             collapse_forced: false,
+            draw_score: 0.0,
         }
     }
 }
@@ -121,6 +128,7 @@ impl SearchParams {
             temperature_plies: 0,
             gumbel_noise: false,
             leaves_per_tree: 1,
+            draw_score: 0.0,
             ..self.clone()
         }
     }
@@ -177,6 +185,9 @@ impl SearchParams {
         }
         pos(self.gumbel_c_visit, "gumbel_c_visit")?;
         pos(self.gumbel_c_scale, "gumbel_c_scale")?;
+        if !(-1.0..=0.0).contains(&self.draw_score) {
+            return Err(format!("draw_score must be in [-1, 0], got {}", self.draw_score));
+        }
         Ok(())
     }
 }

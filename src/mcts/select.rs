@@ -3,7 +3,8 @@
 //! terminal values, WDL backup, the MCTS-solver's proofs (Winands et
 //! al., 2008: exact wins, losses and draws propagated up the tree), and
 //! forced moves below the root played through without an evaluation
-//! (`collapse_forced`).
+//! (`collapse_forced`). Q is win - loss + `draw_score` x draw for the side
+//! choosing (a contempt for both sides when `draw_score` < 0).
 
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
@@ -37,7 +38,7 @@ impl Tree {
     pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
         if self.params.solver {
             if let Some(w) = self.edge_exact(e) {
-                return Some((w.loss - w.win) as f64);
+                return Some((w.loss - w.win + self.params.draw_score * w.draw) as f64);
             }
         }
         if e.child == NO_NODE {
@@ -48,7 +49,8 @@ impl Tree {
         if n == 0 {
             None
         } else {
-            Some((c.wdl[2] - c.wdl[0] - c.vl as f64) / n as f64)
+            let ds = self.params.draw_score as f64;
+            Some((c.wdl[2] - c.wdl[0] + ds * c.wdl[1] - c.vl as f64) / n as f64)
         }
     }
 
@@ -76,7 +78,7 @@ impl Tree {
         } else {
             self.params.fpu_reduction
         } as f64;
-        let fpu = nd.q() - red * visited_p.sqrt();
+        let fpu = nd.q(self.params.draw_score as f64) - red * visited_p.sqrt();
         let sqrt_n = parent_n.sqrt();
         let c = self.params.c_puct as f64;
         let mut best = 0;

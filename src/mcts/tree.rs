@@ -58,12 +58,12 @@ impl Node {
             proven: None,
         }
     }
-    /// Mean value (win minus loss) for the side to move here.
-    pub(super) fn q(&self) -> f64 {
+    /// Mean value (win - loss + `draw_score` x draw) for the side to move here.
+    pub(super) fn q(&self, draw_score: f64) -> f64 {
         if self.n == 0 {
             0.0
         } else {
-            (self.wdl[0] - self.wdl[2]) / self.n as f64
+            (self.wdl[0] - self.wdl[2] + draw_score * self.wdl[1]) / self.n as f64
         }
     }
 }
