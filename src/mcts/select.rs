@@ -9,7 +9,7 @@
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
 use super::tree::{Edge, Node, State, Tree, NO_NODE};
-use super::wdl::Wdl;
+use super::wdl::{utility, Wdl};
 use crate::game::{Game, Move, MoveList};
 
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
@@ -38,7 +38,7 @@ impl Tree {
     pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
         if self.params.solver {
             if let Some(w) = self.edge_exact(e) {
-                return Some((w.loss - w.win + self.params.draw_score * w.draw) as f64);
+                return Some(w.flipped().utility(self.params.draw_score) as f64);
             }
         }
         if e.child == NO_NODE {
@@ -49,8 +49,9 @@ impl Tree {
         if n == 0 {
             None
         } else {
-            let ds = self.params.draw_score as f64;
-            Some((c.wdl[2] - c.wdl[0] + ds * c.wdl[1] - c.vl as f64) / n as f64)
+            // The child's sums seen from the parent: its losses are our wins.
+            let u = utility(c.wdl[2], c.wdl[1], c.wdl[0], self.params.draw_score as f64);
+            Some((u - c.vl as f64) / n as f64)
         }
     }
 

@@ -9,7 +9,7 @@
 
 use super::gumbel::GumbelRoot;
 use super::params::SearchParams;
-use super::wdl::Wdl;
+use super::wdl::{utility, Wdl};
 use crate::game::{Game, Move};
 use crate::util::Rng;
 
@@ -63,7 +63,7 @@ impl Node {
         if self.n == 0 {
             0.0
         } else {
-            (self.wdl[0] - self.wdl[2] + draw_score * self.wdl[1]) / self.n as f64
+            utility(self.wdl[0], self.wdl[1], self.wdl[2], draw_score) / self.n as f64
         }
     }
 }

@@ -4,6 +4,17 @@
 use crate::game::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 
+/// What the search maximises for one side, from its win, draw and loss
+/// weights (probabilities, or their sums over visits): win - loss +
+/// `draw_score` x draw ([`SearchParams::draw_score`](super::SearchParams::draw_score);
+/// 0 gives the zero-sum win - loss).
+pub(super) fn utility<T>(win: T, draw: T, loss: T, draw_score: T) -> T
+where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+{
+    win - loss + draw_score * draw
+}
+
 /// Win, draw and loss probabilities, from the point of view of one side
 /// (the side to move, unless a field says otherwise).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,6 +59,12 @@ impl Wdl {
     /// Expected score in [-1, 1]: win minus loss.
     pub fn value(self) -> f32 {
         self.win - self.loss
+    }
+
+    /// The search's value of these probabilities: [`Wdl::value`] plus
+    /// `draw_score` x draw.
+    pub fn utility(self, draw_score: f32) -> f32 {
+        utility(self.win, self.draw, self.loss, draw_score)
     }
 
     /// `(1 - w) * self + w * other`.
