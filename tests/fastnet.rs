@@ -1,6 +1,7 @@
 //! The fast inference path equals burn's forward pass (to 1e-4) on random
 //! positions, for several shapes and batch sizes, with batch-norm statistics
-//! and weights moved away from their initial values by a few training steps.
+//! and weights moved away from their initial values by a few training steps;
+//! the search's evaluator gives burn's priors, WDL and predicted material.
 
 use burn::module::Module as _;
 use burn::tensor::activation::softmax;
@@ -75,9 +76,26 @@ fn check(model: ModelConfig, seed: u64) {
         .map(|(g, m)| EvalRequest { game: g, moves: m })
         .collect();
     let evals = NetEvaluator::new(&net).evaluate(&reqs);
-    let (p, v) = net.forward(planes_tensor(&obs, model.inputs, &Device::flex()));
+    let o = net.forward_all(planes_tensor(&obs, model.inputs, &Device::flex()));
+    let (p, v) = (o.policy, o.value);
     let v = softmax(v, 1).into_data().try_to_vec::<f32>().unwrap();
     let p = p.into_data().try_to_vec::<f32>().unwrap();
+    // The predicted final material: the auxiliary head's first output, or
+    // 0 for a network without the head.
+    let material: Vec<f32> = match o.aux {
+        Some(a) => a
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+            .chunks_exact(damone::net::AUX_OUTPUTS)
+            .map(|r| r[0])
+            .collect(),
+        None => vec![0.0; games.len()],
+    };
+    assert!(
+        !model.aux_heads || material.iter().any(|&m| m != 0.0),
+        "the head's outputs are not all 0: a weak test"
+    );
     for (i, e) in evals.iter().enumerate() {
         let idx = damone::net::policy_indices(games[i].position(), &moves[i]);
         let logits: Vec<f32> = idx
@@ -92,6 +110,12 @@ fn check(model: ModelConfig, seed: u64) {
         assert!(
             max_diff(&v[i * 3..i * 3 + 3], &e.wdl.to_array()) <= 1e-4,
             "position {i}: WDL differs"
+        );
+        assert!(
+            (material[i] - e.material).abs() <= 1e-4,
+            "position {i}: material {} against {}",
+            e.material,
+            material[i]
         );
     }
 }

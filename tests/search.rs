@@ -214,6 +214,7 @@ impl Evaluator for ByPosition {
                 Evaluation {
                     priors,
                     wdl: Wdl::from_array([win, 0.5, 0.5 - win]),
+                    material: (h % 7) as f32 / 10.0,
                 }
             })
             .collect()
@@ -518,6 +519,7 @@ impl Evaluator for NearlyEqualValues {
                 Evaluation {
                     priors: vec![1.0 / n as f32; n],
                     wdl: Wdl::from_array([win, 0.4, 0.6 - win]),
+                    material: 0.0,
                 }
             })
             .collect()
@@ -662,5 +664,81 @@ fn draw_score_values_draws_below_zero_for_both_sides() {
         .validate()
         .unwrap_err();
         assert!(e.contains("draw_score"), "{e}");
+    }
+}
+
+/// `material_utility`: over positions the evaluator calls certain draws,
+/// a search whose evaluator predicts the opponent loses material after one
+/// root move (and nothing elsewhere) values that move above the others
+/// and plays it, with PUCT and Gumbel; at weight 0 every move is worth the
+/// same. Play settings keep the weight; values outside [0, 1] are refused.
+#[test]
+fn material_utility_prefers_the_move_predicted_to_win_material() {
+    struct MaterialAfter(Position);
+    impl Evaluator for MaterialAfter {
+        fn evaluate(&mut self, b: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+            b.iter()
+                .map(|r| Evaluation {
+                    priors: vec![1.0 / r.moves.len() as f32; r.moves.len()],
+                    wdl: Wdl::DRAW,
+                    // The side to move there is the opponent: it is behind.
+                    material: if *r.game.position() == self.0 { -0.5 } else { 0.0 },
+                })
+                .collect()
+        }
+    }
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let moves = g.position().legal_moves();
+    assert!(moves.len() > 2, "a choice at the root");
+    let good = moves[moves.len() / 2];
+    let mut after = g.detached();
+    after.play_unchecked(&good);
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        for weight in [0.0f32, 0.4] {
+            let params = SearchParams {
+                algorithm: algo,
+                simulations: 96,
+                gumbel_noise: false,
+                material_utility: weight,
+                ..Default::default()
+            };
+            let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
+            let r = search(&mut t, &mut MaterialAfter(*after.position())).unwrap();
+            let gi = r.moves.iter().position(|m| *m == good).unwrap();
+            let q_good = r.q[gi].expect("the move was searched");
+            let others: Vec<f32> =
+                r.q.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != gi)
+                    .filter_map(|(_, q)| *q)
+                    .collect();
+            assert!(!others.is_empty(), "{algo:?}: other moves searched");
+            if weight == 0.0 {
+                for q in others.iter().chain([&q_good]) {
+                    assert!(q.abs() < 1e-6, "{algo:?}: q {q}");
+                }
+            } else {
+                assert!(q_good > 1e-3, "{algo:?}: q of the move {q_good}");
+                for q in others {
+                    assert!(q < q_good, "{algo:?}: {q} against the move's {q_good}");
+                }
+                assert_eq!(r.best, good, "{algo:?}: the move winning material is played");
+            }
+        }
+    }
+    let p = SearchParams {
+        material_utility: 0.3,
+        ..Default::default()
+    };
+    assert_eq!(p.for_play(64).material_utility, 0.3);
+    assert!(p.validate().is_ok());
+    for bad in [-0.1, 1.5, f32::NAN] {
+        let e = SearchParams {
+            material_utility: bad,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.contains("material_utility"), "{e}");
     }
 }

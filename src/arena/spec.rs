@@ -173,14 +173,25 @@ impl PlayerSpec {
 
     /// The options [`search_params`](Self::search_params) reads, which
     /// `mcts` and `net` specs both accept.
-    pub const SEARCH_OPTIONS: [&'static str; 6] =
-        ["sims", "movetime", "algo", "cpuct", "considered", "collapse"];
+    pub const SEARCH_OPTIONS: [&'static str; 8] = [
+        "sims",
+        "movetime",
+        "algo",
+        "cpuct",
+        "considered",
+        "collapse",
+        "material",
+        "draw",
+    ];
 
     /// Search parameters from the options shared by `mcts` and `net`:
     /// `sims`, `movetime` (milliseconds per move, instead of `sims`),
     /// `algo` (puct or gumbel), `cpuct`, `considered` (Gumbel: root moves
     /// sampled for sequential halving), `collapse` (true or false: forced
-    /// moves inside the tree played without evaluation).
+    /// moves inside the tree played without evaluation), `material` (the
+    /// weight of the predicted final material in the search's value,
+    /// `search.material_utility`), `draw` (a draw's worth to the side to
+    /// move, in [-1, 0]: a contempt, `search.draw_score`).
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
@@ -211,6 +222,12 @@ impl PlayerSpec {
         }
         if let Some(c) = self.get::<bool>("collapse")? {
             p.collapse_forced = c;
+        }
+        if let Some(m) = self.get::<f32>("material")? {
+            p.material_utility = m;
+        }
+        if let Some(d) = self.get::<f32>("draw")? {
+            p.draw_score = d;
         }
         p.validate()
             .map_err(|e| SpecError::BadValue("search".into(), String::new(), self.text.clone(), e))?;
@@ -303,6 +320,9 @@ mod tests {
         assert!(matches!(bad("random:x=1"), SpecError::UnknownOption(..)));
         assert!(matches!(bad("mcts:considered=0"), SpecError::BadValue(..)));
         assert!(matches!(bad("mcts:collapse=1"), SpecError::BadValue(..)));
+        assert!(matches!(bad("mcts:draw=0.5"), SpecError::BadValue(..)));
+        assert!(matches!(bad("mcts:material=-1"), SpecError::BadValue(..)));
+        assert!(matches!(bad("mcts:material=much"), SpecError::BadValue(..)));
     }
 
     #[test]
@@ -314,5 +334,9 @@ mod tests {
         assert_eq!(p.algorithm, SearchAlgorithm::Gumbel);
         assert_eq!(p.gumbel_considered, 16);
         assert_eq!(p.c_puct, 2.0);
+        let s = PlayerSpec::parse("mcts:material=0.25,draw=-0.1").unwrap();
+        let p = s.search_params(SearchParams::default()).unwrap();
+        assert_eq!(p.material_utility, 0.25);
+        assert_eq!(p.draw_score, -0.1);
     }
 }

@@ -21,6 +21,11 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
     /// Win, draw and loss probabilities for the side to move.
     pub wdl: Wdl,
+    /// The predicted final material for the side to move (its pieces minus
+    /// the opponent's at the game's end, over 8; the network's auxiliary
+    /// head), 0 where the evaluator has no such prediction. Used by
+    /// [`SearchParams::material_utility`](super::SearchParams::material_utility).
+    pub material: f32,
 }
 
 /// Evaluates batches of positions. Implementations must return one
@@ -44,6 +49,7 @@ impl Evaluator for UniformEvaluator {
             .map(|r| Evaluation {
                 priors: uniform(r.moves.len()),
                 wdl: Wdl::DRAW,
+                material: 0.0,
             })
             .collect()
     }
@@ -93,6 +99,7 @@ impl Evaluator for RolloutEvaluator {
                 Evaluation {
                     priors: uniform(r.moves.len()),
                     wdl: Wdl::from_array(wdl),
+                    material: 0.0,
                 }
             })
             .collect()

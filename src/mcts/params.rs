@@ -84,8 +84,17 @@ pub struct SearchParams {
     /// [-1, 0]: the search values a node as win - loss + `draw_score` x
     /// draw (a contempt). Below 0, self-play steers away from draws (such as
     /// a repetition both sides would accept) that a zero-sum search scores
-    /// as even. A training setting: [`SearchParams::for_play`] sets it to 0.
+    /// as even. A training setting: [`SearchParams::for_play`] sets it to 0
+    /// (a player spec's `draw=` sets it for play).
     pub draw_score: f32,
+    /// Weight of the network's predicted final material (its auxiliary
+    /// head: the side to move's pieces minus the opponent's at the game's
+    /// end, over 8, clamped to [-1, 1]) in the search's value, in [0, 1]:
+    /// Q = win - loss + `draw_score` x draw + `material_utility` x material,
+    /// a tie-break towards winning material among moves of equal value
+    /// (KataGo's score utility). Terminal positions count their actual
+    /// material; evaluators without the head give 0. Kept in play.
+    pub material_utility: f32,
 }
 
 impl Default for SearchParams {
@@ -112,6 +121,7 @@ impl Default for SearchParams {
             solver: false,
             collapse_forced: false,
             draw_score: 0.0,
+            material_utility: 0.0,
         }
     }
 }
@@ -187,6 +197,12 @@ impl SearchParams {
         pos(self.gumbel_c_scale, "gumbel_c_scale")?;
         if !(-1.0..=0.0).contains(&self.draw_score) {
             return Err(format!("draw_score must be in [-1, 0], got {}", self.draw_score));
+        }
+        if !(0.0..=1.0).contains(&self.material_utility) {
+            return Err(format!(
+                "material_utility must be in [0, 1], got {}",
+                self.material_utility
+            ));
         }
         Ok(())
     }

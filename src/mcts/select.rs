@@ -8,8 +8,8 @@
 
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
-use super::tree::{Edge, Node, State, Tree, NO_NODE};
-use super::wdl::{utility, Wdl};
+use super::tree::{search_value, Edge, Node, State, Tree, NO_NODE};
+use super::wdl::Wdl;
 use crate::game::{Game, Move, MoveList};
 
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
@@ -38,7 +38,9 @@ impl Tree {
     pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
         if self.params.solver {
             if let Some(w) = self.edge_exact(e) {
-                return Some(w.flipped().utility(self.params.draw_score) as f64);
+                let mat = -self.nodes[e.child as usize].mean_mat();
+                let u = w.flipped().utility(self.params.draw_score) as f64;
+                return Some(u + self.params.material_utility as f64 * mat);
             }
         }
         if e.child == NO_NODE {
@@ -50,7 +52,7 @@ impl Tree {
             None
         } else {
             // The child's sums seen from the parent: its losses are our wins.
-            let u = utility(c.wdl[2], c.wdl[1], c.wdl[0], self.params.draw_score as f64);
+            let u = search_value([c.wdl[2], c.wdl[1], c.wdl[0]], -c.mat, &self.params);
             Some((u - c.vl as f64) / n as f64)
         }
     }
@@ -79,7 +81,7 @@ impl Tree {
         } else {
             self.params.fpu_reduction
         } as f64;
-        let fpu = nd.q(self.params.draw_score as f64) - red * visited_p.sqrt();
+        let fpu = nd.q(&self.params) - red * visited_p.sqrt();
         let sqrt_n = parent_n.sqrt();
         let c = self.params.c_puct as f64;
         let mut best = 0;
@@ -123,15 +125,17 @@ impl Tree {
         loop {
             if self.params.solver && node != self.root {
                 if let Some(wdl) = self.nodes[node as usize].proven {
+                    let mat = self.nodes[node as usize].mean_mat();
                     self.sims += 1;
-                    self.backup(&path, wdl, false);
+                    self.backup(&path, wdl, mat, false);
                     return Selection::Done;
                 }
             }
             match self.nodes[node as usize].state {
                 State::Terminal(wdl) => {
+                    let mat = self.nodes[node as usize].value_mat as f64;
                     self.sims += 1;
-                    self.backup(&path, wdl, false);
+                    self.backup(&path, wdl, mat, false);
                     return Selection::Done;
                 }
                 State::Pending => {
@@ -145,9 +149,12 @@ impl Tree {
                     game.position().legal_moves_into(&mut moves);
                     if let Some(o) = game.outcome_with(&moves) {
                         let wdl = Wdl::of_outcome(&o, game.position().side_to_move());
-                        self.nodes[node as usize].state = State::Terminal(wdl);
+                        let mat = final_material(game.position());
+                        let nd = &mut self.nodes[node as usize];
+                        nd.state = State::Terminal(wdl);
+                        nd.value_mat = mat;
                         self.sims += 1;
-                        self.backup(&path, wdl, false);
+                        self.backup(&path, wdl, mat as f64, false);
                         if self.params.solver {
                             self.prove(&path);
                         }
@@ -232,9 +239,11 @@ impl Tree {
             nd.n_edges = n as u32;
             nd.state = State::Expanded;
             nd.value = eval.wdl;
+            nd.value_mat = eval.material.clamp(-1.0, 1.0);
         }
         self.in_flight -= 1;
-        self.backup(&leaf.path, eval.wdl, true);
+        let mat = self.nodes[node as usize].value_mat as f64;
+        self.backup(&leaf.path, eval.wdl, mat, true);
         if node == self.root {
             self.prepare_root();
         }
@@ -270,10 +279,12 @@ impl Tree {
         }
     }
 
-    /// Add a value (for the side to move at the last node of `path`) to every
-    /// node of the path, flipping sides on the way up.
-    pub(super) fn backup(&mut self, path: &[u32], wdl: Wdl, had_vl: bool) {
+    /// Add a value and a material value (for the side to move at the last
+    /// node of `path`) to every node of the path, flipping sides on the way
+    /// up.
+    pub(super) fn backup(&mut self, path: &[u32], wdl: Wdl, mat: f64, had_vl: bool) {
         let mut v = [wdl.win as f64, wdl.draw as f64, wdl.loss as f64];
+        let mut m = mat;
         for &p in path.iter().rev() {
             let nd = &mut self.nodes[p as usize];
             nd.n += 1;
@@ -283,7 +294,17 @@ impl Tree {
             for (acc, x) in nd.wdl.iter_mut().zip(v) {
                 *acc += x;
             }
+            nd.mat += m;
             v.swap(0, 2);
+            m = -m;
         }
     }
+}
+
+/// A finished game's material for its side to move, as the material target
+/// measures it ([`crate::data::AuxTargets`]): its pieces minus the
+/// opponent's, over 8.
+fn final_material(pos: &crate::game::Position) -> f32 {
+    let side = pos.side_to_move();
+    crate::data::AuxTargets::at_end(pos, side, 0).material
 }

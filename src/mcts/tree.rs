@@ -37,8 +37,14 @@ pub(super) struct Node {
     pub(super) vl: u32,
     /// Sums of win/draw/loss probabilities, for the side to move here.
     pub(super) wdl: [f64; 3],
+    /// Sum of material values (see [`SearchParams::material_utility`]) over
+    /// visits, for the side to move here.
+    pub(super) mat: f64,
     /// The evaluator's value at expansion, for the side to move here.
     pub(super) value: Wdl,
+    /// The material value at expansion (the evaluator's prediction, or a
+    /// finished game's actual material), for the side to move here.
+    pub(super) value_mat: f32,
     pub(super) state: State,
     /// The exact value for the side to move here, proved from its children
     /// by the solver ([`SearchParams::solver`]).
@@ -53,19 +59,37 @@ impl Node {
             n: 0,
             vl: 0,
             wdl: [0.0; 3],
+            mat: 0.0,
             value: Wdl::DRAW,
+            value_mat: 0.0,
             state: State::Fresh,
             proven: None,
         }
     }
-    /// Mean value (win - loss + `draw_score` x draw) for the side to move here.
-    pub(super) fn q(&self, draw_score: f64) -> f64 {
+    /// Mean value ([`search_value`]) for the side to move here.
+    pub(super) fn q(&self, p: &SearchParams) -> f64 {
         if self.n == 0 {
             0.0
         } else {
-            utility(self.wdl[0], self.wdl[1], self.wdl[2], draw_score) / self.n as f64
+            search_value(self.wdl, self.mat, p) / self.n as f64
         }
     }
+
+    /// Mean material value for the side to move here (0 before a visit).
+    pub(super) fn mean_mat(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.mat / self.n as f64
+        }
+    }
+}
+
+/// What the search maximises, from win/draw/loss weights and a material
+/// value for one side (probabilities or sums over visits alike): win - loss
+/// + `draw_score` x draw + `material_utility` x material.
+pub(super) fn search_value(wdl: [f64; 3], mat: f64, p: &SearchParams) -> f64 {
+    utility(wdl[0], wdl[1], wdl[2], p.draw_score as f64) + p.material_utility as f64 * mat
 }
 
 #[derive(Clone, Debug)]

@@ -4,10 +4,11 @@
 use crate::game::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 
-/// What the search maximises for one side, from its win, draw and loss
-/// weights (probabilities, or their sums over visits): win - loss +
-/// `draw_score` x draw ([`SearchParams::draw_score`](super::SearchParams::draw_score);
-/// 0 gives the zero-sum win - loss).
+/// The win/draw/loss part of what the search maximises for one side, from
+/// its win, draw and loss weights (probabilities, or their sums over
+/// visits): win - loss + `draw_score` x draw
+/// ([`SearchParams::draw_score`](super::SearchParams::draw_score); 0 gives
+/// the zero-sum win - loss). The whole value is `tree::search_value`.
 pub(super) fn utility<T>(win: T, draw: T, loss: T, draw_score: T) -> T
 where
     T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
@@ -61,8 +62,8 @@ impl Wdl {
         self.win - self.loss
     }
 
-    /// The search's value of these probabilities: [`Wdl::value`] plus
-    /// `draw_score` x draw.
+    /// The win/draw/loss part of the search's value of these
+    /// probabilities: [`Wdl::value`] plus `draw_score` x draw.
     pub fn utility(self, draw_score: f32) -> f32 {
         utility(self.win, self.draw, self.loss, draw_score)
     }

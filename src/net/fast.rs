@@ -264,6 +264,8 @@ pub struct FastNet {
     value_conv: Folded,
     value_fc1: Dense,
     value_fc2: Dense,
+    /// The auxiliary head (final material, plies left), if the network has it.
+    aux_fc: Option<Dense>,
     taps: TapTable,
 }
 
@@ -273,6 +275,8 @@ struct Trunk {
     policy_in: Vec<f32>,
     /// Value logits `[n, 3]`.
     value: Vec<f32>,
+    /// The predicted final material `[n]` (0 without the auxiliary head).
+    material: Vec<f32>,
 }
 
 impl FastNet {
@@ -314,6 +318,7 @@ impl FastNet {
             value_conv: Folded::new(&net.value_conv, &net.value_bn),
             value_fc1: Dense::new(&net.value_fc1),
             value_fc2: Dense::new(&net.value_fc2),
+            aux_fc: net.aux_fc.as_ref().map(Dense::new),
             taps: tap_table(),
         }
     }
@@ -390,8 +395,15 @@ impl FastNet {
     }
 
     /// The tower and the cheap heads for a chunk of observations; writes
-    /// `[n, 128]` policy inputs and `[n, 3]` value logits.
-    fn trunk_chunk(&self, obs: &[Observation], policy_in: &mut [f32], value: &mut [f32]) {
+    /// `[n, 128]` policy inputs, `[n, 3]` value logits and `[n]` predicted
+    /// final material.
+    fn trunk_chunk(
+        &self,
+        obs: &[Observation],
+        policy_in: &mut [f32],
+        value: &mut [f32],
+        material: &mut [f32],
+    ) {
         let n = obs.len();
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
@@ -428,6 +440,14 @@ impl FastNet {
             let mut v1 = vec![0.0f32; n * hid];
             self.value_fc1.forward(vin, n, &mut v1, true, Parallelism::None);
             self.value_fc2.forward(&v1, n, value, false, Parallelism::None);
+            if let Some(aux) = &self.aux_fc {
+                let k = aux.outputs;
+                let mut out = vec![0.0f32; n * k];
+                aux.forward(&v1, n, &mut out, false, Parallelism::None);
+                for (m, row) in material.iter_mut().zip(out.chunks_exact(k)) {
+                    *m = row[0];
+                }
+            }
         })
     }
 
@@ -436,15 +456,21 @@ impl FastNet {
         let pin = self.policy_fc.inputs;
         let mut policy_in = vec![0.0f32; n * pin];
         let mut value = vec![0.0f32; n * 3];
+        let mut material = vec![0.0f32; n];
         if n <= CHUNK {
-            self.trunk_chunk(obs, &mut policy_in, &mut value);
+            self.trunk_chunk(obs, &mut policy_in, &mut value, &mut material);
         } else {
             obs.par_chunks(CHUNK)
                 .zip(policy_in.par_chunks_mut(CHUNK * pin))
                 .zip(value.par_chunks_mut(CHUNK * 3))
-                .for_each(|((o, p), v)| self.trunk_chunk(o, p, v));
+                .zip(material.par_chunks_mut(CHUNK))
+                .for_each(|(((o, p), v), m)| self.trunk_chunk(o, p, v, m));
         }
-        Trunk { policy_in, value }
+        Trunk {
+            policy_in,
+            value,
+            material,
+        }
     }
 
     /// The input planes the network reads.
@@ -469,9 +495,10 @@ impl FastNet {
     }
 
     /// Policy logits at the given indices only (one slice of indices per
-    /// position) and value logits `[n, 3]`: what the search needs, without
+    /// position), value logits `[n, 3]` and the predicted final material
+    /// `[n]` (0 without the auxiliary head): what the search needs, without
     /// the other ~4,000 logits of the dense policy layer.
-    pub fn evaluate<I: AsRef<[u16]>>(&self, obs: &[Observation], indices: &[I]) -> (Vec<Vec<f32>>, Vec<f32>) {
+    pub fn evaluate<I: AsRef<[u16]>>(&self, obs: &[Observation], indices: &[I]) -> SearchOutputs {
         assert_eq!(obs.len(), indices.len());
         let t = self.trunk(obs);
         let pin = self.policy_fc.inputs;
@@ -489,8 +516,22 @@ impl FastNet {
                     .collect()
             })
             .collect();
-        (logits, t.value)
+        SearchOutputs {
+            logits,
+            value: t.value,
+            material: t.material,
+        }
     }
+}
+
+/// What [`FastNet::evaluate`] gives the search for a batch.
+pub struct SearchOutputs {
+    /// Policy logits at each position's requested indices.
+    pub logits: Vec<Vec<f32>>,
+    /// Value logits `[n, 3]` (win, draw, loss of the side to move).
+    pub value: Vec<f32>,
+    /// Predicted final material `[n]` (0 without the auxiliary head).
+    pub material: Vec<f32>,
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {

@@ -13,8 +13,8 @@ pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
     policy_indices, reflect_index, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
-pub use fast::{ConvAlgorithm, FastNet};
-pub use model::{ModelConfig, Net};
+pub use fast::{ConvAlgorithm, FastNet, SearchOutputs};
+pub use model::{ModelConfig, Net, AUX_OUTPUTS};
 
 use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
 use burn::module::Module;
@@ -115,18 +115,33 @@ impl Forward {
         }
     }
 
-    /// Policy logits at `idx[i]` and value logits `[n, 3]`.
-    fn evaluate(&self, obs: &[Observation], idx: &[Vec<u16>]) -> (Vec<Vec<f32>>, Vec<f32>) {
+    /// Policy logits at `idx[i]`, value logits `[n, 3]` and the predicted
+    /// final material `[n]`.
+    fn evaluate(&self, obs: &[Observation], idx: &[Vec<u16>]) -> SearchOutputs {
         match self {
             Forward::Fast(f) => f.evaluate(obs, idx),
-            Forward::Burn(..) => {
-                let (p, v) = self.forward(obs);
+            Forward::Burn(net, device) => {
+                let o = net.forward_all(planes_tensor(obs, net.inputs(), device));
+                let vec = |t: Tensor<2>| {
+                    t.into_data()
+                        .try_into_vec::<f32>()
+                        .expect("network outputs are f32")
+                };
+                let p = vec(o.policy);
                 let logits = idx
                     .iter()
                     .enumerate()
                     .map(|(i, ix)| ix.iter().map(|&j| p[i * POLICY_SIZE + j as usize]).collect())
                     .collect();
-                (logits, v)
+                let material = match o.aux {
+                    Some(a) => vec(a).chunks_exact(AUX_OUTPUTS).map(|r| r[0]).collect(),
+                    None => vec![0.0; obs.len()],
+                };
+                SearchOutputs {
+                    logits,
+                    value: vec(o.value),
+                    material,
+                }
             }
         }
     }
@@ -222,14 +237,16 @@ impl Evaluator for NetEvaluator {
                 .iter()
                 .map(|r| policy_indices(r.game.position(), r.moves))
                 .collect();
-            let (logits, v) = self.forward.evaluate(&obs, &idx);
-            for (i, mut priors) in logits.into_iter().enumerate() {
+            let o = self.forward.evaluate(&obs, &idx);
+            let v = &o.value;
+            for (i, mut priors) in o.logits.into_iter().enumerate() {
                 softmax_in_place(&mut priors);
                 let mut wdl = [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]];
                 softmax_in_place(&mut wdl);
                 out.push(Evaluation {
                     priors,
                     wdl: Wdl::from_array(wdl),
+                    material: o.material[i],
                 });
             }
         }
