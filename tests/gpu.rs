@@ -104,6 +104,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             for (x, y) in a.iter().zip(&b) {
                 assert!(max_diff(&x.priors, &y.priors) <= 1e-4);
                 assert!(max_diff(&x.wdl.to_array(), &y.wdl.to_array()) <= 1e-4);
+                assert!((x.material - y.material).abs() <= 1e-4);
             }
         }
     }
