@@ -656,14 +656,17 @@ fn draw_score_values_draws_below_zero_for_both_sides() {
     };
     assert_eq!(p.for_play(64).draw_score, 0.0);
     assert!(p.validate().is_ok());
-    for bad in [0.1, -1.5, f32::NAN] {
-        let e = SearchParams {
-            draw_score: bad,
-            ..Default::default()
-        }
-        .validate()
-        .unwrap_err();
-        assert!(e.contains("draw_score"), "{e}");
+    assert_refused("draw_score", &[0.1, -1.5, f32::NAN], |p, v| p.draw_score = v);
+}
+
+/// Each of `bad`, set by `set` into default parameters, is refused by
+/// `validate` with an error naming `key`.
+fn assert_refused(key: &str, bad: &[f32], set: impl Fn(&mut SearchParams, f32)) {
+    for &v in bad {
+        let mut p = SearchParams::default();
+        set(&mut p, v);
+        let e = p.validate().unwrap_err();
+        assert!(e.contains(key), "{key} = {v}: {e}");
     }
 }
 
@@ -732,13 +735,7 @@ fn material_utility_prefers_the_move_predicted_to_win_material() {
     };
     assert_eq!(p.for_play(64).material_utility, 0.3);
     assert!(p.validate().is_ok());
-    for bad in [-0.1, 1.5, f32::NAN] {
-        let e = SearchParams {
-            material_utility: bad,
-            ..Default::default()
-        }
-        .validate()
-        .unwrap_err();
-        assert!(e.contains("material_utility"), "{e}");
-    }
+    assert_refused("material_utility", &[-0.1, 1.5, f32::NAN], |p, v| {
+        p.material_utility = v
+    });
 }

@@ -3,7 +3,7 @@
 //! al., 2022).
 
 use super::params::SearchAlgorithm;
-use super::tree::Tree;
+use super::tree::{wdl_search_value, Tree};
 use rand_distr::{Distribution, Gamma, Gumbel};
 use std::collections::VecDeque;
 
@@ -110,8 +110,7 @@ impl Tree {
                 sum_pq += e.prior as f64 * q;
             }
         }
-        let v_hat = nd.value.utility(self.params.draw_score) as f64
-            + self.params.material_utility as f64 * nd.value_mat as f64;
+        let v_hat = wdl_search_value(nd.value, nd.value_mat as f64, &self.params);
         let v_mix = if sum_p > 0.0 {
             (v_hat + sum_n as f64 / sum_p * sum_pq) / (1.0 + sum_n as f64)
         } else {

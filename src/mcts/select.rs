@@ -8,7 +8,7 @@
 
 use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
-use super::tree::{search_value, Edge, Node, State, Tree, NO_NODE};
+use super::tree::{search_value, wdl_search_value, Edge, Node, State, Tree, NO_NODE};
 use super::wdl::Wdl;
 use crate::game::{Game, Move, MoveList};
 
@@ -39,8 +39,7 @@ impl Tree {
         if self.params.solver {
             if let Some(w) = self.edge_exact(e) {
                 let mat = -self.nodes[e.child as usize].mean_mat();
-                let u = w.flipped().utility(self.params.draw_score) as f64;
-                return Some(u + self.params.material_utility as f64 * mat);
+                return Some(wdl_search_value(w.flipped(), mat, &self.params));
             }
         }
         if e.child == NO_NODE {

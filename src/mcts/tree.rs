@@ -92,6 +92,12 @@ pub(super) fn search_value(wdl: [f64; 3], mat: f64, p: &SearchParams) -> f64 {
     utility(wdl[0], wdl[1], wdl[2], p.draw_score as f64) + p.material_utility as f64 * mat
 }
 
+/// [`search_value`] of one `Wdl` (an evaluation or an exact value), its
+/// win/draw/loss part taken in `f32` as the search always has.
+pub(super) fn wdl_search_value(w: Wdl, mat: f64, p: &SearchParams) -> f64 {
+    w.utility(p.draw_score) as f64 + p.material_utility as f64 * mat
+}
+
 #[derive(Clone, Debug)]
 pub(super) struct Edge {
     pub(super) mv: Move,

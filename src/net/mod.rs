@@ -105,12 +105,7 @@ impl Forward {
             Forward::Fast(f) => f.forward(obs),
             Forward::Burn(net, device) => {
                 let (p, v) = net.forward(planes_tensor(obs, net.inputs(), device));
-                let vec = |t: Tensor<2>| {
-                    t.into_data()
-                        .try_into_vec::<f32>()
-                        .expect("network outputs are f32")
-                };
-                (vec(p), vec(v))
+                (output_vec(p), output_vec(v))
             }
         }
     }
@@ -122,29 +117,31 @@ impl Forward {
             Forward::Fast(f) => f.evaluate(obs, idx),
             Forward::Burn(net, device) => {
                 let o = net.forward_all(planes_tensor(obs, net.inputs(), device));
-                let vec = |t: Tensor<2>| {
-                    t.into_data()
-                        .try_into_vec::<f32>()
-                        .expect("network outputs are f32")
-                };
-                let p = vec(o.policy);
+                let p = output_vec(o.policy);
                 let logits = idx
                     .iter()
                     .enumerate()
                     .map(|(i, ix)| ix.iter().map(|&j| p[i * POLICY_SIZE + j as usize]).collect())
                     .collect();
                 let material = match o.aux {
-                    Some(a) => vec(a).chunks_exact(AUX_OUTPUTS).map(|r| r[0]).collect(),
+                    Some(a) => output_vec(a).chunks_exact(AUX_OUTPUTS).map(|r| r[0]).collect(),
                     None => vec![0.0; obs.len()],
                 };
                 SearchOutputs {
                     logits,
-                    value: vec(o.value),
+                    value: output_vec(o.value),
                     material,
                 }
             }
         }
     }
+}
+
+/// A network output's values, read back from its device.
+fn output_vec(t: Tensor<2>) -> Vec<f32> {
+    t.into_data()
+        .try_into_vec::<f32>()
+        .expect("network outputs are f32")
 }
 
 /// Evaluates positions with the network (inference mode): on the CPU with
