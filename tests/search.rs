@@ -739,3 +739,77 @@ fn material_utility_prefers_the_move_predicted_to_win_material() {
         p.material_utility = v
     });
 }
+
+/// `avoid_repetition`: after d1-c2 e8-d7 c2-d1 d7-e8 the Damones stand
+/// where they started; d1-c2 would now repeat the position after the first
+/// ply, so the root leaves it out and plays d1-e2, with PUCT and Gumbel,
+/// in a fresh tree and in one reused over those four plies. Without the
+/// setting both moves are searched. Where every move repeats (a lone
+/// Damone on h1, whose only move is h1-g2) none is left out. Play
+/// settings turn it off.
+#[test]
+fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
+    let shuffle = ["d1-c2", "e8-d7", "c2-d1", "d7-e8"];
+    let names = |ms: &[Move]| -> Vec<String> {
+        let mut v: Vec<String> = ms.iter().map(|m| m.to_string()).collect();
+        v.sort();
+        v
+    };
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        for reuse in [false, true] {
+            for avoid in [false, true] {
+                let params = SearchParams {
+                    algorithm: algo,
+                    simulations: 32,
+                    avoid_repetition: avoid,
+                    ..Default::default()
+                };
+                let mut g = game("W:WId1:BIe8");
+                let mut t = Tree::new(&g, params.clone(), rng_stream(3, "t", 0));
+                for m in shuffle {
+                    if reuse {
+                        search(&mut t, &mut UniformEvaluator).unwrap();
+                    }
+                    let mv = parse_move(g.position(), m).unwrap();
+                    g.play_unchecked(&mv);
+                    t.advance(&mv);
+                }
+                assert_eq!(g.repetitions(), 2);
+                if !reuse {
+                    t = Tree::new(&g, params.clone(), rng_stream(3, "t", 0));
+                }
+                let r = search(&mut t, &mut UniformEvaluator).unwrap();
+                let got = names(&r.moves);
+                let what = format!("{algo:?}, reuse {reuse}, avoid {avoid}");
+                if avoid {
+                    assert_eq!(got, ["d1-e2"], "{what}");
+                    assert_eq!(r.best.to_string(), "d1-e2", "{what}");
+                    assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{what}");
+                    assert!((r.priors[0] - 1.0).abs() < 1e-6, "{what}: renormalised prior");
+                } else {
+                    assert_eq!(got, ["d1-c2", "d1-e2"], "{what}");
+                }
+            }
+        }
+        // Every move repeats: all stay.
+        let params = SearchParams {
+            algorithm: algo,
+            simulations: 16,
+            avoid_repetition: true,
+            ..Default::default()
+        };
+        let mut g = game("W:WIh1:BIe8");
+        for m in ["h1-g2", "e8-d7", "g2-h1", "d7-e8"] {
+            let mv = parse_move(g.position(), m).unwrap();
+            g.play_unchecked(&mv);
+        }
+        let mut t = Tree::new(&g, params, rng_stream(3, "t", 0));
+        let r = search(&mut t, &mut UniformEvaluator).unwrap();
+        assert_eq!(names(&r.moves), ["h1-g2"], "{algo:?}");
+    }
+    let p = SearchParams {
+        avoid_repetition: true,
+        ..Default::default()
+    };
+    assert!(!p.for_play(64).avoid_repetition);
+}

@@ -1,6 +1,6 @@
-//! The root of a search: Dirichlet noise, and Gumbel-top-k sampling with
-//! sequential halving and the completed-Q improved policy (Danihelka et
-//! al., 2022).
+//! The root of a search: the repetition filter of self-play, Dirichlet
+//! noise, and Gumbel-top-k sampling with sequential halving and the
+//! completed-Q improved policy (Danihelka et al., 2022).
 
 use super::params::SearchAlgorithm;
 use super::tree::{wdl_search_value, Tree};
@@ -23,6 +23,9 @@ pub(super) struct GumbelRoot {
 impl Tree {
     /// Root noise and Gumbel set-up, once the root is expanded.
     pub(super) fn prepare_root(&mut self) {
+        if self.params.avoid_repetition {
+            self.drop_repeating_root_moves();
+        }
         let root = self.nodes[self.root as usize].clone();
         let range = root.first_edge as usize..(root.first_edge + root.n_edges) as usize;
         let p = &self.params;
@@ -65,6 +68,34 @@ impl Tree {
             Self::refill(&mut gr);
             self.gumbel = Some(gr);
         }
+    }
+
+    /// [`SearchParams::avoid_repetition`](super::SearchParams::avoid_repetition):
+    /// remove from the root's edges each move into a position of the
+    /// game's repetition history, unless every move is one, and renormalise
+    /// the priors of the rest. The removed edges' visits stay in the root's
+    /// sums.
+    fn drop_repeating_root_moves(&mut self) {
+        let nd = &self.nodes[self.root as usize];
+        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
+        let history = self.game.history();
+        let pos = *self.game.position();
+        let (keep, dropped): (Vec<_>, Vec<_>) = self.edges[range.clone()].iter().cloned().partition(|e| {
+            let mut p = pos;
+            p.play_unchecked(&e.mv);
+            !history.contains(&p.hash())
+        });
+        if keep.is_empty() || dropped.is_empty() {
+            return;
+        }
+        let n = keep.len();
+        let sum: f32 = keep.iter().map(|e| e.raw).sum();
+        for (slot, mut e) in self.edges[range].iter_mut().zip(keep) {
+            e.raw = if sum > 0.0 { e.raw / sum } else { 1.0 / n as f32 };
+            e.prior = e.raw;
+            *slot = e;
+        }
+        self.nodes[self.root as usize].n_edges = n as u32;
     }
 
     fn refill(gr: &mut GumbelRoot) {

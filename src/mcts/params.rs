@@ -95,6 +95,14 @@ pub struct SearchParams {
     /// (KataGo's score utility). Terminal positions count their actual
     /// material; evaluators without the head give 0. Kept in play.
     pub material_utility: f32,
+    /// At the root, leave out every move into a position the game has
+    /// already had since its last irreversible move (a repetition), unless
+    /// every move is one; the other moves' priors are renormalised. Self-play
+    /// then makes progress instead of shuffling a piece back and forth into
+    /// a threefold repetition, and its policy targets never hold such a
+    /// move. Below the root the rules are unchanged. A training setting:
+    /// [`SearchParams::for_play`] turns it off.
+    pub avoid_repetition: bool,
 }
 
 impl Default for SearchParams {
@@ -122,13 +130,15 @@ impl Default for SearchParams {
             collapse_forced: false,
             draw_score: 0.0,
             material_utility: 0.0,
+            avoid_repetition: false,
         }
     }
 }
 
 impl SearchParams {
     /// The same settings for play rather than training: `sims` simulations,
-    /// no root noise, no Gumbel noise, always the best move, one leaf per tree.
+    /// no root noise, no Gumbel noise, always the best move, one leaf per
+    /// tree, no contempt and every legal move at the root.
     pub fn for_play(&self, sims: u32) -> SearchParams {
         SearchParams {
             simulations: sims,
@@ -139,6 +149,7 @@ impl SearchParams {
             gumbel_noise: false,
             leaves_per_tree: 1,
             draw_score: 0.0,
+            avoid_repetition: false,
             ..self.clone()
         }
     }
