@@ -74,6 +74,8 @@ pub enum SpecError {
     UnknownOption(String, String, String),
     #[error("bad value '{1}' for option '{0}' in '{2}': {3}")]
     BadValue(String, String, String, String),
+    #[error("bad search settings in '{0}': {1}")]
+    BadSearch(String, String),
     #[error("'{0}' needs {1}")]
     Missing(String, String),
     #[error("option '{0}' given twice in '{1}'")]
@@ -229,9 +231,28 @@ impl PlayerSpec {
         if let Some(d) = self.get::<f32>("draw")? {
             p.draw_score = d;
         }
-        p.validate()
-            .map_err(|e| SpecError::BadValue("search".into(), String::new(), self.text.clone(), e))?;
+        p.validate().map_err(|e| self.search_error(e))?;
         Ok(p)
+    }
+
+    /// A search setting `validate` refused, named by the spec's option for
+    /// it (the message starts with the setting's field name).
+    fn search_error(&self, message: String) -> SpecError {
+        const FIELDS: [(&str, &str); 5] = [
+            ("c_puct", "cpuct"),
+            ("gumbel_considered", "considered"),
+            ("material_utility", "material"),
+            ("draw_score", "draw"),
+            ("simulations", "sims"),
+        ];
+        FIELDS
+            .iter()
+            .find(|(field, _)| message.starts_with(field))
+            .and_then(|&(_, key)| self.options.get(key).map(|v| (key, v)))
+            .map_or_else(
+                || SpecError::BadSearch(self.text.clone(), message.clone()),
+                |(key, v)| SpecError::BadValue(key.into(), v.clone(), self.text.clone(), message.clone()),
+            )
     }
 }
 
@@ -322,6 +343,11 @@ mod tests {
         assert!(matches!(bad("mcts:collapse=1"), SpecError::BadValue(..)));
         assert!(matches!(bad("mcts:draw=0.5"), SpecError::BadValue(..)));
         assert!(matches!(bad("mcts:material=-1"), SpecError::BadValue(..)));
+        assert_eq!(
+            bad("mcts:material=2").to_string(),
+            "bad value '2' for option 'material' in 'mcts:material=2': material_utility must be in [0, 1], got 2"
+        );
+        assert!(bad("mcts:cpuct=-1").to_string().contains("option 'cpuct'"));
         assert!(matches!(bad("mcts:material=much"), SpecError::BadValue(..)));
     }
 
