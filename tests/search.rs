@@ -755,24 +755,29 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
         v.sort();
         v
     };
+    let settings = |algorithm, simulations, avoid_repetition| SearchParams {
+        algorithm,
+        simulations,
+        avoid_repetition,
+        ..Default::default()
+    };
+    // Play the move written `m` in `g`; returns it.
+    let play = |g: &mut Game, m: &str| {
+        let mv = parse_move(g.position(), m).unwrap();
+        g.play_unchecked(&mv);
+        mv
+    };
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
         for reuse in [false, true] {
             for avoid in [false, true] {
-                let params = SearchParams {
-                    algorithm: algo,
-                    simulations: 32,
-                    avoid_repetition: avoid,
-                    ..Default::default()
-                };
+                let params = settings(algo, 32, avoid);
                 let mut g = game("W:WId1:BIe8");
                 let mut t = Tree::new(&g, params.clone(), rng_stream(3, "t", 0));
                 for m in shuffle {
                     if reuse {
                         search(&mut t, &mut UniformEvaluator).unwrap();
                     }
-                    let mv = parse_move(g.position(), m).unwrap();
-                    g.play_unchecked(&mv);
-                    t.advance(&mv);
+                    t.advance(&play(&mut g, m));
                 }
                 assert_eq!(g.repetitions(), 2);
                 if !reuse {
@@ -792,18 +797,11 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
             }
         }
         // Every move repeats: all stay.
-        let params = SearchParams {
-            algorithm: algo,
-            simulations: 16,
-            avoid_repetition: true,
-            ..Default::default()
-        };
         let mut g = game("W:WIh1:BIe8");
         for m in ["h1-g2", "e8-d7", "g2-h1", "d7-e8"] {
-            let mv = parse_move(g.position(), m).unwrap();
-            g.play_unchecked(&mv);
+            play(&mut g, m);
         }
-        let mut t = Tree::new(&g, params, rng_stream(3, "t", 0));
+        let mut t = Tree::new(&g, settings(algo, 16, true), rng_stream(3, "t", 0));
         let r = search(&mut t, &mut UniformEvaluator).unwrap();
         assert_eq!(names(&r.moves), ["h1-g2"], "{algo:?}");
     }

@@ -80,12 +80,16 @@ impl Tree {
         let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
         let history = self.game.history();
         let pos = *self.game.position();
-        let (keep, dropped): (Vec<_>, Vec<_>) = self.edges[range.clone()].iter().cloned().partition(|e| {
-            let mut p = pos;
-            p.play_unchecked(&e.mv);
-            !history.contains(&p.hash())
-        });
-        if keep.is_empty() || dropped.is_empty() {
+        let keep: Vec<_> = self.edges[range.clone()]
+            .iter()
+            .filter(|e| {
+                let mut p = pos;
+                p.play_unchecked(&e.mv);
+                !history.contains(&p.hash())
+            })
+            .cloned()
+            .collect();
+        if keep.is_empty() || keep.len() == range.len() {
             return;
         }
         let n = keep.len();
