@@ -811,3 +811,44 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
     };
     assert!(!p.for_play(64).avoid_repetition);
 }
+
+/// `tactics_margin`: White's e4-d5 hangs a Pedina to Black's c6. With a
+/// margin of half a Pedina the root leaves it out (PUCT and Gumbel, the
+/// other moves' priors renormalised); with a margin of one Pedina, or none,
+/// every move is searched. Play settings keep the check; a negative margin
+/// is refused.
+#[test]
+fn tactics_margin_leaves_out_root_moves_that_lose_material() {
+    for algorithm in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        for (margin, expect) in [(0.0, 5), (0.5, 4), (1.0, 5)] {
+            let params = SearchParams {
+                algorithm,
+                simulations: 64,
+                tactics_margin: margin,
+                ..Default::default()
+            };
+            let g = game("W:We4,h3:Bb7,c6");
+            let mut t = Tree::new(&g, params, rng_stream(3, "t", 0));
+            let r = search(&mut t, &mut UniformEvaluator).unwrap();
+            let names: Vec<String> = r.moves.iter().map(|m| m.to_string()).collect();
+            assert_eq!(names.len(), expect, "{algorithm:?} margin {margin}: {names:?}");
+            assert_eq!(
+                names.contains(&"e4-d5".to_string()),
+                expect == 5,
+                "{algorithm:?} margin {margin}"
+            );
+            assert!(
+                (r.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4,
+                "{algorithm:?} margin {margin}"
+            );
+        }
+    }
+    let p = SearchParams {
+        tactics_margin: 1.0,
+        tactics_in_tree: true,
+        ..Default::default()
+    };
+    assert_eq!(p.for_play(64).tactics_margin, 1.0);
+    assert!(p.for_play(64).tactics_in_tree);
+    assert_refused("tactics_margin", &[-0.5, f32::NAN], |p, v| p.tactics_margin = v);
+}

@@ -59,15 +59,6 @@ pub struct AlphaBeta {
     pub last: (u32, u64, i32),
 }
 
-fn material(pos: &Position, c: Color) -> i32 {
-    let hunt = pos.variant().damone_hunt();
-    let v = [100, 250, if hunt { 2000 } else { 600 }];
-    Rank::ALL
-        .iter()
-        .map(|&r| v[r.index()] * pos.pieces(c, r).count_ones() as i32)
-        .sum()
-}
-
 fn advancement(pos: &Position, c: Color) -> i32 {
     crate::game::types::squares(pos.pieces(c, Rank::Pedina))
         .map(|s| match c {
@@ -96,7 +87,7 @@ fn mobility(pos: &Position, c: Color) -> i32 {
 pub fn evaluate(pos: &Position) -> i32 {
     let me = pos.side_to_move();
     let them = me.opposite();
-    (material(pos, me) - material(pos, them))
+    (pos.material(me) - pos.material(them))
         + (advancement(pos, me) - advancement(pos, them))
         + 3 * (mobility(pos, me) - mobility(pos, them))
 }

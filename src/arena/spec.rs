@@ -175,7 +175,7 @@ impl PlayerSpec {
 
     /// The options [`search_params`](Self::search_params) reads, which
     /// `mcts` and `net` specs both accept.
-    pub const SEARCH_OPTIONS: [&'static str; 8] = [
+    pub const SEARCH_OPTIONS: [&'static str; 10] = [
         "sims",
         "movetime",
         "algo",
@@ -184,6 +184,8 @@ impl PlayerSpec {
         "collapse",
         "material",
         "draw",
+        "tactics",
+        "tactics_tree",
     ];
 
     /// Search parameters from the options shared by `mcts` and `net`:
@@ -193,7 +195,10 @@ impl PlayerSpec {
     /// moves inside the tree played without evaluation), `material` (the
     /// weight of the predicted final material in the search's value,
     /// `search.material_utility`), `draw` (a draw's worth to the side to
-    /// move, in [-1, 0]: a contempt, `search.draw_score`).
+    /// move, in [-1, 0]: a contempt, `search.draw_score`), `tactics` (the
+    /// root's tactical check, its margin in Pedine, 0 = off,
+    /// `search.tactics_margin`), `tactics_tree` (true: the check at every
+    /// node, `search.tactics_in_tree`).
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
@@ -231,6 +236,12 @@ impl PlayerSpec {
         if let Some(d) = self.get::<f32>("draw")? {
             p.draw_score = d;
         }
+        if let Some(t) = self.get::<f32>("tactics")? {
+            p.tactics_margin = t;
+        }
+        if let Some(t) = self.get::<bool>("tactics_tree")? {
+            p.tactics_in_tree = t;
+        }
         p.validate().map_err(|e| self.search_error(e))?;
         Ok(p)
     }
@@ -238,12 +249,13 @@ impl PlayerSpec {
     /// A search setting `validate` refused, named by the spec's option for
     /// it (the message starts with the setting's field name).
     fn search_error(&self, message: String) -> SpecError {
-        const FIELDS: [(&str, &str); 5] = [
+        const FIELDS: [(&str, &str); 6] = [
             ("c_puct", "cpuct"),
             ("gumbel_considered", "considered"),
             ("material_utility", "material"),
             ("draw_score", "draw"),
             ("simulations", "sims"),
+            ("tactics_margin", "tactics"),
         ];
         FIELDS
             .iter()

@@ -293,6 +293,17 @@ impl Position {
         self.by_color[c.index()].count_ones()
     }
 
+    /// Material of a colour in conventional units: Pedina 100, Dama 250,
+    /// Damone 600 (2000 in `damone-hunt`, where losing the last Damone
+    /// loses the game). The baseline's evaluation and the search's
+    /// tactical check both count material this way.
+    pub fn material(&self, c: Color) -> i32 {
+        let damone = if self.variant.damone_hunt() { 2000 } else { 600 };
+        100 * self.pieces(c, Rank::Pedina).count_ones() as i32
+            + 250 * self.pieces(c, Rank::Dama).count_ones() as i32
+            + damone * self.pieces(c, Rank::Damone).count_ones() as i32
+    }
+
     /// True in a `damone-hunt` position where either side has no Damone left.
     #[inline]
     pub fn hunt_over(&self) -> bool {

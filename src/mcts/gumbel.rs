@@ -26,6 +26,9 @@ impl Tree {
         if self.params.avoid_repetition {
             self.drop_repeating_root_moves();
         }
+        if self.params.tactics_margin > 0.0 {
+            self.drop_losing_root_moves();
+        }
         let root = self.nodes[self.root as usize].clone();
         let range = root.first_edge as usize..(root.first_edge + root.n_edges) as usize;
         let p = &self.params;
@@ -72,29 +75,58 @@ impl Tree {
 
     /// [`SearchParams::avoid_repetition`](super::SearchParams::avoid_repetition):
     /// remove from the root's edges each move into a position of the
-    /// game's repetition history, unless every move is one, and renormalise
-    /// the priors of the rest. The removed edges' visits stay in the root's
-    /// sums.
+    /// game's repetition history, unless every move is one.
     fn drop_repeating_root_moves(&mut self) {
-        let nd = &self.nodes[self.root as usize];
-        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
         let history = self.game.history();
         let pos = *self.game.position();
-        let keep: Vec<_> = self.edges[range.clone()]
+        let keep: Vec<bool> = self
+            .root_edges()
             .iter()
-            .filter(|e| {
+            .map(|e| {
                 let mut p = pos;
                 p.play_unchecked(&e.mv);
                 !history.contains(&p.hash())
             })
-            .cloned()
             .collect();
-        if keep.is_empty() || keep.len() == range.len() {
+        self.retain_root_edges(&keep);
+    }
+
+    /// [`SearchParams::tactics_margin`](super::SearchParams::tactics_margin):
+    /// remove from the root's edges each move whose material balance after
+    /// the opponent's best reply and the captures that follow is worse than
+    /// the best move's by more than the margin.
+    fn drop_losing_root_moves(&mut self) {
+        let pos = *self.game.position();
+        let moves: Vec<_> = self.root_edges().iter().map(|e| e.mv).collect();
+        let margin = (self.params.tactics_margin * 100.0).round() as i32;
+        let keep = super::tactics::Tactics::default().keep(&pos, &moves, margin);
+        self.retain_root_edges(&keep);
+    }
+
+    fn root_edges(&self) -> &[super::tree::Edge] {
+        let nd = &self.nodes[self.root as usize];
+        &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize]
+    }
+
+    /// Keep the root's edges marked in `keep` (unless none is) and
+    /// renormalise their priors. The removed edges' visits stay in the
+    /// root's sums.
+    fn retain_root_edges(&mut self, keep: &[bool]) {
+        let kept: Vec<_> = self
+            .root_edges()
+            .iter()
+            .zip(keep)
+            .filter(|(_, &k)| k)
+            .map(|(e, _)| e.clone())
+            .collect();
+        let nd = &self.nodes[self.root as usize];
+        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
+        if kept.is_empty() || kept.len() == range.len() {
             return;
         }
-        let n = keep.len();
-        let sum: f32 = keep.iter().map(|e| e.raw).sum();
-        for (slot, mut e) in self.edges[range].iter_mut().zip(keep) {
+        let n = kept.len();
+        let sum: f32 = kept.iter().map(|e| e.raw).sum();
+        for (slot, mut e) in self.edges[range].iter_mut().zip(kept) {
             e.raw = if sum > 0.0 { e.raw / sum } else { 1.0 / n as f32 };
             e.prior = e.raw;
             *slot = e;

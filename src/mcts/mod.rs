@@ -16,6 +16,7 @@ mod gumbel;
 mod params;
 mod result;
 mod select;
+mod tactics;
 mod tree;
 mod wdl;
 

@@ -103,6 +103,20 @@ pub struct SearchParams {
     /// move. Below the root the rules are unchanged. A training setting:
     /// [`SearchParams::for_play`] turns it off.
     pub avoid_repetition: bool,
+    /// The root's tactical check, in Pedine (0 = off): each root move is
+    /// played with every reply of the opponent and the compulsory captures
+    /// that follow ([`Position::material`](crate::game::Position::material)
+    /// counted after the opponent's best reply), and moves that end worse
+    /// for the mover than the best move by more than this margin are left
+    /// out (unless every move is), as the repetition filter does. A move
+    /// that hangs a piece or walks into a shot is then never searched or
+    /// played; below the root the search is unchanged unless
+    /// `tactics_in_tree`. Kept in play.
+    pub tactics_margin: f32,
+    /// Apply the tactical check of `tactics_margin` at every node the
+    /// search expands, not only at the root: the tree then assumes neither
+    /// side hangs material within one reply. Kept in play.
+    pub tactics_in_tree: bool,
 }
 
 impl Default for SearchParams {
@@ -131,6 +145,8 @@ impl Default for SearchParams {
             draw_score: 0.0,
             material_utility: 0.0,
             avoid_repetition: false,
+            tactics_margin: 0.0,
+            tactics_in_tree: false,
         }
     }
 }
@@ -206,6 +222,7 @@ impl SearchParams {
         }
         pos(self.gumbel_c_visit, "gumbel_c_visit")?;
         pos(self.gumbel_c_scale, "gumbel_c_scale")?;
+        pos(self.tactics_margin, "tactics_margin")?;
         if !(-1.0..=0.0).contains(&self.draw_score) {
             return Err(format!("draw_score must be in [-1, 0], got {}", self.draw_score));
         }

@@ -220,10 +220,20 @@ impl Tree {
     pub fn apply(&mut self, leaf: Leaf, eval: Evaluation) {
         let node = *leaf.path.last().expect("non-empty path");
         let first = self.edges.len() as u32;
-        let n = leaf.moves.len();
-        let sum: f32 = eval.priors.iter().take(n).map(|p| p.max(0.0)).sum();
+        let keep = if self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root {
+            let margin = (self.params.tactics_margin * 100.0).round() as i32;
+            super::tactics::Tactics::default().keep(leaf.game.position(), &leaf.moves, margin)
+        } else {
+            vec![true; leaf.moves.len()]
+        };
+        let prior = |i: usize| eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
+        let n = keep.iter().filter(|&&k| k).count();
+        let sum: f32 = (0..leaf.moves.len()).filter(|&i| keep[i]).map(prior).sum();
         for (i, mv) in leaf.moves.iter().enumerate() {
-            let p = eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
+            if !keep[i] {
+                continue;
+            }
+            let p = prior(i);
             let p = if sum > 0.0 { p / sum } else { 1.0 / n as f32 };
             self.edges.push(Edge {
                 mv: *mv,

@@ -1,0 +1,205 @@
+//! A shallow tactical check for the root of a search
+//! ([`SearchParams::tactics_margin`](super::SearchParams::tactics_margin)).
+//!
+//! A small network searched with a few dozen simulations misses shots that
+//! a capture search sees at once: a move that lets the opponent sacrifice a
+//! man and take two, or leaves a piece to be taken. For each move at the
+//! root this module plays the move, every reply of the opponent, and then
+//! the compulsory captures that follow to the end (each side choosing its
+//! best capture, as captures are compulsory there is no standing pat), and
+//! counts material ([`Position::material`]). A move's *balance* is the
+//! material difference for the mover after the opponent's best reply and
+//! the captures. The search leaves out moves whose balance is worse than
+//! the best move's by more than the margin.
+
+use crate::game::{MoveList, Position};
+
+/// A side with no legal move has lost: worth more than any material.
+const NO_MOVES: i32 = 100_000;
+
+/// The longest capture exchange followed; deeper ones count the material
+/// as it stands (a position has at most 24 pieces, so a longer exchange
+/// cannot happen in standard draughts).
+const MAX_EXCHANGE: usize = 24;
+
+/// Scratch move lists for one check, one per ply of the exchange.
+pub(super) struct Tactics {
+    bufs: Vec<MoveList>,
+}
+
+impl Default for Tactics {
+    fn default() -> Self {
+        Tactics {
+            bufs: (0..MAX_EXCHANGE + 1).map(|_| MoveList::new()).collect(),
+        }
+    }
+}
+
+impl Tactics {
+    /// Material balance for the side to move at `pos` once the compulsory
+    /// captures are played out (each side taking its best capture); a side
+    /// with no legal move has lost.
+    fn settled(pos: &Position, bufs: &mut [MoveList]) -> i32 {
+        let me = pos.side_to_move();
+        let stand = pos.material(me) - pos.material(me.opposite());
+        if pos.hunt_over() {
+            return stand;
+        }
+        let Some((buf, rest)) = bufs.split_first_mut() else {
+            return stand;
+        };
+        if !pos.has_capture() {
+            return if pos.count_moves(buf) == 0 {
+                -NO_MOVES
+            } else {
+                stand
+            };
+        }
+        pos.legal_moves_into(buf);
+        let mut best = i32::MIN;
+        for m in buf.iter() {
+            let mut p = *pos;
+            p.play_unchecked(m);
+            best = best.max(-Self::settled(&p, rest));
+        }
+        best
+    }
+
+    /// The mover's material balance after `mv` at `pos`, the opponent's
+    /// best reply, and the captures that follow.
+    pub(super) fn balance(&mut self, pos: &Position, mv: &crate::game::Move) -> i32 {
+        let mut after = *pos;
+        after.play_unchecked(mv);
+        if after.hunt_over() {
+            let me = pos.side_to_move();
+            return after.material(me) - after.material(me.opposite());
+        }
+        let (replies, rest) = self.bufs.split_first_mut().expect("scratch lists");
+        after.legal_moves_into(replies);
+        if replies.is_empty() {
+            return NO_MOVES;
+        }
+        let mut worst = i32::MAX;
+        for r in replies.iter() {
+            let mut p = after;
+            p.play_unchecked(r);
+            worst = worst.min(Self::settled(&p, rest));
+        }
+        worst
+    }
+
+    /// Which of `moves` at `pos` to keep: those whose balance is within
+    /// `margin` (material units, a Pedina = 100) of the best move's.
+    pub(super) fn keep(&mut self, pos: &Position, moves: &[crate::game::Move], margin: i32) -> Vec<bool> {
+        let balances: Vec<i32> = moves.iter().map(|m| self.balance(pos, m)).collect();
+        let best = balances.iter().copied().max().unwrap_or(0);
+        balances
+            .iter()
+            .map(|&b| b as i64 >= best as i64 - margin as i64)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{parse_move, DrawRules, Game, Variant};
+    use crate::mcts::{search, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
+    use crate::util::rng_stream;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen, Variant::Standard).unwrap()
+    }
+
+    fn balances(fen: &str) -> Vec<(String, i32)> {
+        let p = pos(fen);
+        let mut t = Tactics::default();
+        let mut v: Vec<(String, i32)> = p
+            .legal_moves()
+            .iter()
+            .map(|m| (m.to_string(), t.balance(&p, m)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// White's e4-d5 puts the Pedina where Black's c6 takes it (c6xe4);
+    /// every other move keeps the material level. With 2 Pedine against 2,
+    /// a Pedina lost is a balance of -100.
+    #[test]
+    fn balance_counts_the_best_reply_and_its_captures() {
+        let b = balances("W:We4,h3:Bb7,c6");
+        let names: Vec<&str> = b.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(names, ["e4-d3", "e4-d5", "e4-f5", "h3-g2", "h3-g4"]);
+        for (m, v) in &b {
+            assert_eq!(*v, if m == "e4-d5" { -100 } else { 0 }, "{m}");
+        }
+        let p = pos("W:We4,h3:Bb7,c6");
+        let moves = p.legal_moves();
+        let kept = |margin| {
+            let keep = Tactics::default().keep(&p, &moves, margin);
+            moves.iter().zip(keep).filter(|(_, k)| *k).count()
+        };
+        assert_eq!(kept(50), 4, "half a Pedina: e4-d5 left out");
+        assert_eq!(kept(100), 5, "a Pedina lost is within a margin of one");
+    }
+
+    /// A capture that leaves the opponent without a move wins outright;
+    /// a move after which the mover has no move loses.
+    #[test]
+    fn balance_scores_a_side_without_moves_as_lost() {
+        // White's only piece takes Black's only piece: Black has no move.
+        let b = balances("W:Wd5:Bc6");
+        assert_eq!(b, [("d5xb7".to_string(), NO_MOVES)]);
+        // White's lone e4 to d5 is taken by c6: White has no piece left.
+        let b = balances("W:We4:Bc6");
+        assert_eq!(
+            b,
+            [
+                ("e4-d3".to_string(), 0),
+                ("e4-d5".to_string(), -NO_MOVES),
+                ("e4-f5".to_string(), 0)
+            ]
+        );
+    }
+
+    /// With the check in the tree, a node below the root drops its own
+    /// side's losing move: after Black's b7-a6 White's e4-d5 would hang a
+    /// Pedina to c6, and that node's edges leave it out; without
+    /// `tactics_in_tree` it stays.
+    #[test]
+    fn tactics_in_tree_prunes_interior_nodes() {
+        for algorithm in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+            for in_tree in [false, true] {
+                let params = SearchParams {
+                    algorithm,
+                    simulations: 400,
+                    tactics_margin: 0.5,
+                    tactics_in_tree: in_tree,
+                    ..Default::default()
+                };
+                let g = Game::new(pos("B:We4,h3:Bb7,c6"), DrawRules::default());
+                let mut t = Tree::new(&g, params, rng_stream(5, "t", 0));
+                search(&mut t, &mut UniformEvaluator).unwrap();
+                let root = &t.nodes[t.root as usize];
+                let mv = parse_move(g.position(), "b7-a6").unwrap();
+                let edge = t.edges[root.first_edge as usize..(root.first_edge + root.n_edges) as usize]
+                    .iter()
+                    .find(|e| e.mv == mv)
+                    .expect("b7-a6 at the root");
+                let child = &t.nodes[edge.child as usize];
+                let moves: Vec<String> = t.edges
+                    [child.first_edge as usize..(child.first_edge + child.n_edges) as usize]
+                    .iter()
+                    .map(|e| e.mv.to_string())
+                    .collect();
+                assert!(!moves.is_empty(), "{algorithm:?}: b7-a6 was expanded");
+                assert_eq!(
+                    moves.contains(&"e4-d5".to_string()),
+                    !in_tree,
+                    "{algorithm:?} {in_tree}: {moves:?}"
+                );
+            }
+        }
+    }
+}
