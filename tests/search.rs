@@ -852,3 +852,50 @@ fn tactics_margin_leaves_out_root_moves_that_lose_material() {
     assert!(p.for_play(64).tactics_in_tree);
     assert_refused("tactics_margin", &[-0.5, f32::NAN], |p, v| p.tactics_margin = v);
 }
+
+/// Self-play samples hold a policy target over every legal move, with 0
+/// for the moves the tactical check left out of the search (and the
+/// targets' indices computed over the whole legal list), so that training
+/// pushes those moves down rather than masking them out as illegal.
+#[test]
+fn selfplay_targets_cover_every_legal_move_with_zero_for_moves_left_out() {
+    use damone::net::policy_indices;
+    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    let cfg = SelfPlayConfig {
+        games_per_iteration: 4,
+        parallel_games: 4,
+        full_sims: 16,
+        cheap_sims: 16,
+        ..Default::default()
+    };
+    let rules = DrawRules {
+        no_progress_plies: 40,
+        max_plies: 120,
+    };
+    let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 5);
+    let params = SearchParams {
+        simulations: 16,
+        tactics_margin: 0.5,
+        tactics_in_tree: true,
+        ..Default::default()
+    };
+    let (samples, _) = sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 1, &mut |_| {}, &mut |_| {});
+    assert!(!samples.is_empty());
+    let mut zeros = 0;
+    for s in &samples {
+        let legal = s.pos.legal_moves();
+        let mut want = policy_indices(&s.pos, &legal);
+        let mut got: Vec<u16> = s.policy.iter().map(|&(j, _)| j).collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}", s.pos.to_fen());
+        let sum: f32 = s.policy.iter().map(|&(_, p)| p).sum();
+        assert!((sum - 1.0).abs() < 1e-3, "{sum}");
+        zeros += s.policy.iter().filter(|&&(_, p)| p == 0.0).count();
+    }
+    assert!(
+        zeros > 0,
+        "the check left no move out in {} samples",
+        samples.len()
+    );
+}

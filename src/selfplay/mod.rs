@@ -442,13 +442,28 @@ impl SelfPlay {
             let side = g.position().side_to_move();
             if s.full {
                 let limit = g.rules().no_progress_plies.max(1) as f32;
-                let idx = policy_indices(g.position(), &r.moves);
+                // The target covers every legal move: those the search
+                // left out (the tactical check, the repetition filter) get
+                // 0, so training pushes them down instead of masking them
+                // out as illegal. Indices come from the whole legal list
+                // (a move's slot depends on its siblings).
+                let legal = g.position().legal_moves();
+                let policy = policy_indices(g.position(), &legal)
+                    .into_iter()
+                    .zip(&legal)
+                    .map(|(j, m)| {
+                        (
+                            j,
+                            r.moves.iter().position(|x| x == m).map_or(0.0, |k| r.policy[k]),
+                        )
+                    })
+                    .collect();
                 s.pending.push(Pending {
                     sample: Sample {
                         pos: *g.position(),
                         repeated: g.repetitions() > 1,
                         no_progress: (g.position().no_progress() as f32 / limit).min(1.0),
-                        policy: idx.into_iter().zip(r.policy.iter().copied()).collect(),
+                        policy,
                         z: Wdl::DRAW,
                         q: r.wdl,
                         surprise: r.surprise(),
