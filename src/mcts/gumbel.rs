@@ -30,7 +30,7 @@ impl Tree {
             self.drop_losing_root_moves();
         }
         let root = self.nodes[self.root as usize].clone();
-        let range = root.first_edge as usize..(root.first_edge + root.n_edges) as usize;
+        let range = root.edge_range();
         let p = &self.params;
         if p.dirichlet_epsilon > 0.0 && !self.noised && root.n_edges > 1 {
             let alpha = (p.dirichlet_alpha_total / root.n_edges as f32).max(1e-3);
@@ -98,14 +98,13 @@ impl Tree {
     fn drop_losing_root_moves(&mut self) {
         let pos = *self.game.position();
         let moves: Vec<_> = self.root_edges().iter().map(|e| e.mv).collect();
-        let margin = (self.params.tactics_margin * 100.0).round() as i32;
-        let keep = super::tactics::Tactics::default().keep(&pos, &moves, margin);
+        let keep = super::tactics::Tactics::default().keep(&pos, &moves, self.params.tactics_margin);
         self.retain_root_edges(&keep);
     }
 
     fn root_edges(&self) -> &[super::tree::Edge] {
         let nd = &self.nodes[self.root as usize];
-        &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize]
+        &self.edges[nd.edge_range()]
     }
 
     /// Keep the root's edges marked in `keep` (unless none is) and
@@ -120,7 +119,7 @@ impl Tree {
             .map(|(e, _)| e.clone())
             .collect();
         let nd = &self.nodes[self.root as usize];
-        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
+        let range = nd.edge_range();
         if kept.is_empty() || kept.len() == range.len() {
             return;
         }
@@ -162,7 +161,7 @@ impl Tree {
     /// the largest visit count.
     pub(super) fn completed_q(&self, node: u32) -> (Vec<f64>, u32) {
         let nd = &self.nodes[node as usize];
-        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let edges = &self.edges[nd.edge_range()];
         let mut sum_n = 0u32;
         let mut sum_p = 0.0;
         let mut sum_pq = 0.0;
@@ -190,7 +189,7 @@ impl Tree {
     pub(super) fn improved_policy(&self, node: u32) -> Vec<f64> {
         let nd = &self.nodes[node as usize];
         let (cq, max_n) = self.completed_q(node);
-        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let edges = &self.edges[nd.edge_range()];
         let z: Vec<f64> = edges
             .iter()
             .zip(self.sigma(&cq, max_n))
@@ -226,7 +225,7 @@ impl Tree {
     /// g + logit + sigma(q) per root edge (the halving and final score).
     pub(super) fn gumbel_scores(&self) -> Vec<f64> {
         let nd = &self.nodes[self.root as usize];
-        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let edges = &self.edges[nd.edge_range()];
         let (cq, max_n) = self.completed_q(self.root);
         let g = &self.gumbel.as_ref().expect("gumbel state").g;
         edges

@@ -49,7 +49,7 @@ impl Tree {
         if nd.state != State::Expanded {
             return None;
         }
-        let range = nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize;
+        let range = nd.edge_range();
         let edges = &self.edges[range];
         let moves: Vec<Move> = edges.iter().map(|e| e.mv).collect();
         let visits: Vec<u32> = edges.iter().map(|e| self.edge_n(e)).collect();

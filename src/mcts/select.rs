@@ -68,7 +68,7 @@ impl Tree {
     /// PUCT choice among a node's edges (local index).
     fn select_puct(&self, node: u32, is_root: bool) -> u32 {
         let nd = &self.nodes[node as usize];
-        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let edges = &self.edges[nd.edge_range()];
         let parent_n = (nd.n + nd.vl).max(1) as f64;
         let visited_p: f64 = edges
             .iter()
@@ -100,7 +100,7 @@ impl Tree {
     /// Gumbel interior choice: argmax of improved policy minus visit share.
     fn select_gumbel_interior(&self, node: u32) -> u32 {
         let nd = &self.nodes[node as usize];
-        let edges = &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize];
+        let edges = &self.edges[nd.edge_range()];
         let pi = self.improved_policy(node);
         let total: u32 = edges.iter().map(|e| self.edge_n(e)).sum();
         let mut best = 0;
@@ -221,8 +221,11 @@ impl Tree {
         let node = *leaf.path.last().expect("non-empty path");
         let first = self.edges.len() as u32;
         let keep = if self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root {
-            let margin = (self.params.tactics_margin * 100.0).round() as i32;
-            super::tactics::Tactics::default().keep(leaf.game.position(), &leaf.moves, margin)
+            super::tactics::Tactics::default().keep(
+                leaf.game.position(),
+                &leaf.moves,
+                self.params.tactics_margin,
+            )
         } else {
             vec![true; leaf.moves.len()]
         };
@@ -270,7 +273,7 @@ impl Tree {
             }
             let mut all = true;
             let mut best: Option<Wdl> = None;
-            for e in &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize] {
+            for e in &self.edges[nd.edge_range()] {
                 match self.edge_exact(e) {
                     Some(w) => {
                         let mine = w.flipped();

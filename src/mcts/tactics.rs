@@ -1,5 +1,5 @@
-//! A shallow tactical check for the root of a search
-//! ([`SearchParams::tactics_margin`](super::SearchParams::tactics_margin)).
+//! A shallow tactical check for the search, at the root and optionally at
+//! every expanded node ([`SearchParams::tactics_margin`](super::SearchParams::tactics_margin)).
 //!
 //! A small network searched with a few dozen simulations misses shots that
 //! a capture search sees at once: a move that lets the opponent sacrifice a
@@ -89,8 +89,9 @@ impl Tactics {
     }
 
     /// Which of `moves` at `pos` to keep: those whose balance is within
-    /// `margin` (material units, a Pedina = 100) of the best move's.
-    pub(super) fn keep(&mut self, pos: &Position, moves: &[crate::game::Move], margin: i32) -> Vec<bool> {
+    /// `margin` Pedine (100 material units each) of the best move's.
+    pub(super) fn keep(&mut self, pos: &Position, moves: &[crate::game::Move], margin: f32) -> Vec<bool> {
+        let margin = (margin * 100.0).round() as i32;
         let balances: Vec<i32> = moves.iter().map(|m| self.balance(pos, m)).collect();
         let best = balances.iter().copied().max().unwrap_or(0);
         balances
@@ -140,8 +141,8 @@ mod tests {
             let keep = Tactics::default().keep(&p, &moves, margin);
             moves.iter().zip(keep).filter(|(_, k)| *k).count()
         };
-        assert_eq!(kept(50), 4, "half a Pedina: e4-d5 left out");
-        assert_eq!(kept(100), 5, "a Pedina lost is within a margin of one");
+        assert_eq!(kept(0.5), 4, "half a Pedina: e4-d5 left out");
+        assert_eq!(kept(1.0), 5, "a Pedina lost is within a margin of one");
     }
 
     /// A capture that leaves the opponent without a move wins outright;
@@ -183,13 +184,12 @@ mod tests {
                 search(&mut t, &mut UniformEvaluator).unwrap();
                 let root = &t.nodes[t.root as usize];
                 let mv = parse_move(g.position(), "b7-a6").unwrap();
-                let edge = t.edges[root.first_edge as usize..(root.first_edge + root.n_edges) as usize]
+                let edge = t.edges[root.edge_range()]
                     .iter()
                     .find(|e| e.mv == mv)
                     .expect("b7-a6 at the root");
                 let child = &t.nodes[edge.child as usize];
-                let moves: Vec<String> = t.edges
-                    [child.first_edge as usize..(child.first_edge + child.n_edges) as usize]
+                let moves: Vec<String> = t.edges[child.edge_range()]
                     .iter()
                     .map(|e| e.mv.to_string())
                     .collect();

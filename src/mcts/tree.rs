@@ -52,6 +52,11 @@ pub(super) struct Node {
 }
 
 impl Node {
+    /// Where this node's edges lie in the tree's edge list.
+    pub(super) fn edge_range(&self) -> std::ops::Range<usize> {
+        self.first_edge as usize..(self.first_edge + self.n_edges) as usize
+    }
+
     pub(super) fn new() -> Node {
         Node {
             first_edge: 0,
@@ -210,7 +215,7 @@ impl Tree {
     pub fn advance(&mut self, mv: &Move) {
         let nd = &self.nodes[self.root as usize];
         let child = if nd.state == State::Expanded {
-            self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize]
+            self.edges[nd.edge_range()]
                 .iter()
                 .find(|e| e.mv == *mv)
                 .map_or(NO_NODE, |e| e.child)
@@ -241,7 +246,7 @@ impl Tree {
                 continue;
             }
             let first = edges.len() as u32;
-            for e in &self.edges[nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize] {
+            for e in &self.edges[nd.edge_range()] {
                 let mut e2 = e.clone();
                 e2.prior = e.raw;
                 if e.child != NO_NODE {
