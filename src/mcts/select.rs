@@ -220,20 +220,22 @@ impl Tree {
     pub fn apply(&mut self, leaf: Leaf, eval: Evaluation) {
         let node = *leaf.path.last().expect("non-empty path");
         let first = self.edges.len() as u32;
-        let keep = if self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root {
+        // The moves the in-tree tactical check keeps (None: it is off here,
+        // every move is kept, with no list to allocate per expansion).
+        let check = self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root;
+        let keep = check.then(|| {
             super::tactics::Tactics::default().keep(
                 leaf.game.position(),
                 &leaf.moves,
                 self.params.tactics_margin,
             )
-        } else {
-            vec![true; leaf.moves.len()]
-        };
+        });
+        let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
         let prior = |i: usize| eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
-        let n = keep.iter().filter(|&&k| k).count();
-        let sum: f32 = (0..leaf.moves.len()).filter(|&i| keep[i]).map(prior).sum();
+        let n = (0..leaf.moves.len()).filter(|&i| kept(i)).count();
+        let sum: f32 = (0..leaf.moves.len()).filter(|&i| kept(i)).map(prior).sum();
         for (i, mv) in leaf.moves.iter().enumerate() {
-            if !keep[i] {
+            if !kept(i) {
                 continue;
             }
             let p = prior(i);
