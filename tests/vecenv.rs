@@ -119,6 +119,61 @@ fn selfplay_plays_forced_moves_without_search() {
     );
 }
 
+/// `cheap_samples`: cheap searches make samples too, so with it every
+/// searched position is a sample; without it only the full searches' are.
+#[test]
+fn selfplay_cheap_samples_sample_every_searched_position() {
+    use damone::game::DrawRules;
+    use damone::mcts::{SearchParams, UniformEvaluator};
+    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    let run = |cheap: bool| {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 4,
+            parallel_games: 1,
+            full_sims: 8,
+            cheap_sims: 4,
+            full_search_prob: 0.25,
+            cheap_samples: cheap,
+            opening_plies: 2,
+            resign_threshold: 1.0,
+            ..Default::default()
+        };
+        let rules = DrawRules {
+            no_progress_plies: 40,
+            max_plies: 120,
+        };
+        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 3);
+        sp.keep_finished_games();
+        let params = SearchParams {
+            simulations: 8,
+            ..Default::default()
+        };
+        let (samples, _) =
+            sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {});
+        // The positions searched in the finished games (one game at a time,
+        // so every sample is theirs): those with a choice of moves, after
+        // the random opening.
+        let mut searched = 0;
+        for (g, _) in sp.take_finished_games() {
+            let mut pos = *g.start();
+            for (k, m) in g.moves().iter().enumerate() {
+                searched += usize::from(k >= 2 && pos.legal_moves().len() > 1);
+                pos.play_unchecked(m);
+            }
+        }
+        (samples.len(), searched)
+    };
+    let (with, searched) = run(true);
+    assert!(searched > 50, "{searched} searched positions");
+    assert_eq!(with, searched, "every searched position is a sample");
+    let (without, searched) = run(false);
+    let share = without as f64 / searched as f64;
+    assert!(
+        (0.1..0.45).contains(&share),
+        "without cheap samples, {share:.2} of searched positions were samples"
+    );
+}
+
 /// Growing simulation counts: full searches go linearly from
 /// `full_sims_start` to `full_sims` over `sims_ramp_steps` training steps,
 /// cheap ones keep their ratio; off, the settings stay as they are.

@@ -74,7 +74,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 36] = [
+pub const RESUME_KEYS: [&str; 37] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -105,6 +105,7 @@ pub const RESUME_KEYS: [&str; 36] = [
     "selfplay.full_sims",
     "selfplay.cheap_sims",
     "selfplay.full_search_prob",
+    "selfplay.cheap_samples",
     "selfplay.resign_threshold",
     "selfplay.resign_min_ply",
     "selfplay.skip_forced",

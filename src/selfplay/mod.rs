@@ -6,7 +6,8 @@
 //!
 //! Every game's tree runs its own budget (a full search, whose position
 //! becomes a training sample, or a cheap one, by playout-cap
-//! randomisation) and plays its move as soon as its search ends. Each round
+//! randomisation; with `cheap_samples` both make samples) and plays its
+//! move as soon as its search ends. Each round
 //! gathers up to `leaves_per_tree` leaves from every tree, at whatever move
 //! it is on, and sends them to the evaluator in one batch, so the batch
 //! stays full. An iteration ends when its quota of games has finished; the
@@ -45,10 +46,15 @@ pub struct SelfPlayConfig {
     pub parallel_games: u32,
     /// Simulations of a full search (its position becomes a training sample).
     pub full_sims: u32,
-    /// Simulations of a cheap search (playout cap randomisation: no sample).
+    /// Simulations of a cheap search (playout cap randomisation: no sample,
+    /// unless `cheap_samples`).
     pub cheap_sims: u32,
     /// Probability that a move gets a full search.
     pub full_search_prob: f32,
+    /// Cheap searches make training samples too (their completed-Q policy
+    /// target from `cheap_sims` simulations, with 0 for the moves the
+    /// tactical check left out), so every searched position is a sample.
+    pub cheap_samples: bool,
     /// Random plies at the start of each game.
     pub opening_plies: u32,
     /// Resign when the searched loss probability exceeds this (1 = never).
@@ -81,6 +87,7 @@ impl Default for SelfPlayConfig {
             full_sims: 64,
             cheap_sims: 16,
             full_search_prob: 0.3,
+            cheap_samples: false,
             opening_plies: 2,
             resign_threshold: 0.95,
             no_resign_fraction: 0.2,
@@ -440,7 +447,7 @@ impl SelfPlay {
             };
             let g = &self.env.games()[i];
             let side = g.position().side_to_move();
-            if s.full {
+            if s.full || cfg.cheap_samples {
                 let limit = g.rules().no_progress_plies.max(1) as f32;
                 // The target covers every legal move: those the search
                 // left out (the tactical check, the repetition filter) get
