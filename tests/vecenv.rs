@@ -75,14 +75,38 @@ fn random_agents_play_through_the_vecenv() {
     ));
 }
 
+/// One self-play iteration with `cfg` from the standard start, 8-simulation
+/// searches on the uniform evaluator, draws after 40 plies without
+/// progress or 120 in all (finished games kept, for tests that walk them).
+fn selfplay_iteration(
+    cfg: &damone::selfplay::SelfPlayConfig,
+) -> (
+    damone::selfplay::SelfPlay,
+    Vec<damone::data::Sample>,
+    damone::selfplay::SelfPlayStats,
+) {
+    use damone::game::DrawRules;
+    use damone::mcts::{SearchParams, UniformEvaluator};
+    let rules = DrawRules {
+        no_progress_plies: 40,
+        max_plies: 120,
+    };
+    let mut sp = damone::selfplay::SelfPlay::new(cfg, Position::start(Variant::Standard), rules, 3);
+    sp.keep_finished_games();
+    let params = SearchParams {
+        simulations: 8,
+        ..Default::default()
+    };
+    let (samples, stats) = sp.run_iteration(&params, cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {});
+    (sp, samples, stats)
+}
+
 /// `skip_forced`: a position with one legal move is played at once, with no
 /// network call and no training sample; without it, such positions are
 /// searched and sampled like any other.
 #[test]
 fn selfplay_plays_forced_moves_without_search() {
-    use damone::game::DrawRules;
-    use damone::mcts::{SearchParams, UniformEvaluator};
-    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    use damone::selfplay::SelfPlayConfig;
     let run = |skip: bool| {
         let cfg = SelfPlayConfig {
             games_per_iteration: 6,
@@ -94,16 +118,8 @@ fn selfplay_plays_forced_moves_without_search() {
             skip_forced: skip,
             ..Default::default()
         };
-        let rules = DrawRules {
-            no_progress_plies: 40,
-            max_plies: 120,
-        };
-        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 3);
-        let params = SearchParams {
-            simulations: 8,
-            ..Default::default()
-        };
-        sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {})
+        let (_, samples, stats) = selfplay_iteration(&cfg);
+        (samples, stats)
     };
     let (with, s_with) = run(true);
     let (without, s_without) = run(false);
@@ -123,9 +139,7 @@ fn selfplay_plays_forced_moves_without_search() {
 /// searched position is a sample; without it only the full searches' are.
 #[test]
 fn selfplay_cheap_samples_sample_every_searched_position() {
-    use damone::game::DrawRules;
-    use damone::mcts::{SearchParams, UniformEvaluator};
-    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    use damone::selfplay::SelfPlayConfig;
     let run = |cheap: bool| {
         let cfg = SelfPlayConfig {
             games_per_iteration: 4,
@@ -138,18 +152,7 @@ fn selfplay_cheap_samples_sample_every_searched_position() {
             resign_threshold: 1.0,
             ..Default::default()
         };
-        let rules = DrawRules {
-            no_progress_plies: 40,
-            max_plies: 120,
-        };
-        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 3);
-        sp.keep_finished_games();
-        let params = SearchParams {
-            simulations: 8,
-            ..Default::default()
-        };
-        let (samples, _) =
-            sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {});
+        let (mut sp, samples, _) = selfplay_iteration(&cfg);
         // The positions searched in the finished games (one game at a time,
         // so every sample is theirs): those with a choice of moves, after
         // the random opening.
@@ -157,7 +160,7 @@ fn selfplay_cheap_samples_sample_every_searched_position() {
         for (g, _) in sp.take_finished_games() {
             let mut pos = *g.start();
             for (k, m) in g.moves().iter().enumerate() {
-                searched += usize::from(k >= 2 && pos.legal_moves().len() > 1);
+                searched += usize::from(k >= cfg.opening_plies as usize && pos.legal_moves().len() > 1);
                 pos.play_unchecked(m);
             }
         }
