@@ -66,6 +66,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             blocks: 1,
             channels: 16,
             value_hidden: 16,
+            policy_planes: 4,
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,

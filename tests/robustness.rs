@@ -192,6 +192,7 @@ fn crafted_player_headers_get_one_line_errors() {
         (Box::new(|h| h.search.gumbel_considered = 0), "gumbel_considered"),
         (Box::new(|h| h.model.channels = 0), "model.channels"),
         (Box::new(|h| h.model.value_hidden = 0), "model.value_hidden"),
+        (Box::new(|h| h.model.policy_planes = 99), "model.policy_planes"),
         (Box::new(|h| h.model.blocks = 1_000_000), "model.blocks"),
         (Box::new(|h| h.format_version = 7), "version 7"),
         (Box::new(|h| h.rules.max_plies = 0), "rules.max_plies"),

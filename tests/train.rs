@@ -164,6 +164,7 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
     for (sets, needle) in [
         (vec!["--set", "train.lr=-1"], "train.lr"),
         (vec!["--set", "model.channels=2"], "model.channels"),
+        (vec!["--set", "model.policy_planes=0"], "model.policy_planes"),
         (vec!["--set", "selfplay.bogus=1"], "bogus"),
         (vec!["--set", "eval.games=3"], "eval.games"),
         (vec!["--set", "model.inputs=colours"], "model.inputs"),

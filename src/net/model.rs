@@ -25,6 +25,9 @@ pub struct ModelConfig {
     pub channels: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
+    /// Planes of the policy head's 1x1 convolution, the only features its
+    /// dense layer reads (AlphaZero's head has 2). Also the reply head's.
+    pub policy_planes: usize,
     /// The input planes the network reads (`basic` or `draughts`).
     pub inputs: Inputs,
     /// Auxiliary heads (final material difference, plies left): extra
@@ -41,6 +44,7 @@ impl Default for ModelConfig {
             blocks: 4,
             channels: 48,
             value_hidden: 64,
+            policy_planes: 2,
             inputs: Inputs::Basic,
             aux_heads: false,
             reply_head: false,
@@ -66,16 +70,23 @@ impl ModelConfig {
                 self.value_hidden
             ));
         }
+        if !(1..=32).contains(&self.policy_planes) {
+            return Err(format!(
+                "model.policy_planes must be in 1..=32, got {}",
+                self.policy_planes
+            ));
+        }
         Ok(())
     }
 
     /// The shape in one line, as error messages and `damone info` show it.
     pub fn describe(&self) -> String {
         format!(
-            "blocks={} channels={} value_hidden={} inputs={} aux_heads={} reply_head={}",
+            "blocks={} channels={} value_hidden={} policy_planes={} inputs={} aux_heads={} reply_head={}",
             self.blocks,
             self.channels,
             self.value_hidden,
+            self.policy_planes,
             self.inputs.name(),
             self.aux_heads,
             self.reply_head
@@ -101,6 +112,7 @@ impl ModelConfig {
                 .init(device)
         };
         let c = self.channels;
+        let pp = self.policy_planes;
         // Running statistics keep their own ids: number them too.
         let mut next = 1_000_000u64;
         let mut bn = |n| {
@@ -122,9 +134,9 @@ impl ModelConfig {
                     bn2: bn(c),
                 })
                 .collect(),
-            policy_conv: conv(c, 2, 1),
-            policy_bn: bn(2),
-            policy_fc: LinearConfig::new(2 * 64, POLICY_SIZE).init(device),
+            policy_conv: conv(c, pp, 1),
+            policy_bn: bn(pp),
+            policy_fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
             value_conv: conv(c, 1, 1),
             value_bn: bn(1),
             value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
@@ -133,9 +145,9 @@ impl ModelConfig {
                 .aux_heads
                 .then(|| LinearConfig::new(self.value_hidden, AUX_OUTPUTS).init(device)),
             reply: self.reply_head.then(|| PolicyHead {
-                conv: conv(c, 2, 1),
-                bn: bn(2),
-                fc: LinearConfig::new(2 * 64, POLICY_SIZE).init(device),
+                conv: conv(c, pp, 1),
+                bn: bn(pp),
+                fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
             }),
         }
     }
@@ -159,7 +171,7 @@ impl ResBlock {
     }
 }
 
-/// A policy head: 1x1 convolution to two planes, batch norm, ReLU, and a
+/// A policy head: 1x1 convolution to `model.policy_planes` planes, batch norm, ReLU, and a
 /// fully connected layer to `POLICY_SIZE` logits.
 #[derive(Module, Debug)]
 pub struct PolicyHead {
@@ -173,7 +185,8 @@ impl PolicyHead {
     fn forward(&self, h: Tensor<4>) -> Tensor<2> {
         let [batch, _, _, _] = h.dims();
         let p = relu(self.bn.forward(self.conv.forward(h)));
-        self.fc.forward(p.reshape([batch, 2 * 64]))
+        let [_, planes, _, _] = p.dims();
+        self.fc.forward(p.reshape([batch, planes * 64]))
     }
 }
 
@@ -254,7 +267,8 @@ impl Net {
         let [batch, _, _, _] = h.dims();
         let reply = self.reply.as_ref().map(|r| r.forward(h.clone()));
         let p = relu(self.policy_bn.forward(self.policy_conv.forward(h.clone())));
-        let policy = self.policy_fc.forward(p.reshape([batch, 2 * 64]));
+        let [_, planes, _, _] = p.dims();
+        let policy = self.policy_fc.forward(p.reshape([batch, planes * 64]));
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
         let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));

@@ -357,15 +357,16 @@ mod tests {
     #[test]
     fn gradients_equal_burns() {
         let shapes = [
-            (2, 8, true, Inputs::Basic, 37),
-            (1, 16, false, Inputs::Draughts, 16),
-            (3, 32, true, Inputs::Basic, 50),
+            (2, 8, true, Inputs::Basic, 37, 2),
+            (1, 16, false, Inputs::Draughts, 16, 8),
+            (3, 32, true, Inputs::Basic, 50, 5),
         ];
-        for (blocks, channels, aux_heads, inputs, n) in shapes {
+        for (blocks, channels, aux_heads, inputs, n, policy_planes) in shapes {
             let model = ModelConfig {
                 blocks,
                 channels,
                 value_hidden: 24,
+                policy_planes,
                 inputs,
                 aux_heads,
                 reply_head: false,
@@ -410,7 +411,9 @@ mod tests {
             // and left dirty.
             let fast = step(net, &b, inputs, [1.0, 0.5], &t.pool);
             let (grads, losses) = t.burn_gradients(net, b);
-            let what = format!("blocks {blocks}, channels {channels}, {inputs:?}, batch {n}");
+            let what = format!(
+                "blocks {blocks}, channels {channels}, policy planes {policy_planes}, {inputs:?}, batch {n}"
+            );
             for (a, b, name) in [
                 (fast.losses.policy, losses.policy, "policy"),
                 (fast.losses.value, losses.value, "value"),
