@@ -177,6 +177,24 @@ fn selfplay_cheap_samples_sample_every_searched_position() {
     );
 }
 
+/// With cheap samples, every search may be cheap: `full_search_prob = 0`
+/// still makes samples, so only a config without them refuses it.
+#[test]
+fn full_search_prob_zero_needs_cheap_samples() {
+    use damone::selfplay::SelfPlayConfig;
+    let cfg = |cheap_samples| SelfPlayConfig {
+        full_search_prob: 0.0,
+        cheap_samples,
+        ..Default::default()
+    };
+    let e = cfg(false).validate().unwrap_err();
+    assert!(
+        e.contains("selfplay.full_search_prob") && e.contains("selfplay.cheap_samples"),
+        "{e}"
+    );
+    assert_eq!(cfg(true).validate(), Ok(()));
+}
+
 /// Growing simulation counts: full searches go linearly from
 /// `full_sims_start` to `full_sims` over `sims_ramp_steps` training steps,
 /// cheap ones keep their ratio; off, the settings stay as they are.

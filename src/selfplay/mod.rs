@@ -135,9 +135,9 @@ impl SelfPlayConfig {
                 self.eval_cache
             ));
         }
-        if self.full_search_prob == 0.0 {
+        if self.full_search_prob == 0.0 && !self.cheap_samples {
             return Err(format!(
-                "{k}full_search_prob must be above 0 (no samples would be made)"
+                "{k}full_search_prob must be above 0 unless {k}cheap_samples is true (no samples would be made)"
             ));
         }
         Ok(())
