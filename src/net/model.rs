@@ -183,11 +183,17 @@ pub struct PolicyHead {
 impl PolicyHead {
     /// `[B, C, 8, 8]` -> `[B, POLICY_SIZE]` logits.
     fn forward(&self, h: Tensor<4>) -> Tensor<2> {
-        let [batch, _, _, _] = h.dims();
-        let p = relu(self.bn.forward(self.conv.forward(h)));
-        let [_, planes, _, _] = p.dims();
-        self.fc.forward(p.reshape([batch, planes * 64]))
+        policy_logits(&self.conv, &self.bn, &self.fc, h)
     }
+}
+
+/// The policy head's computation, shared by the policy and reply heads:
+/// `[B, C, 8, 8]` -> 1x1 conv, BN, ReLU -> `[B, planes * 64]` -> dense.
+fn policy_logits(conv: &Conv2d, bn: &BatchNorm, fc: &Linear, h: Tensor<4>) -> Tensor<2> {
+    let [batch, _, _, _] = h.dims();
+    let p = relu(bn.forward(conv.forward(h)));
+    let [_, planes, _, _] = p.dims();
+    fc.forward(p.reshape([batch, planes * 64]))
 }
 
 /// Everything the network computes, as training reads it.
@@ -266,9 +272,7 @@ impl Net {
         }
         let [batch, _, _, _] = h.dims();
         let reply = self.reply.as_ref().map(|r| r.forward(h.clone()));
-        let p = relu(self.policy_bn.forward(self.policy_conv.forward(h.clone())));
-        let [_, planes, _, _] = p.dims();
-        let policy = self.policy_fc.forward(p.reshape([batch, planes * 64]));
+        let policy = policy_logits(&self.policy_conv, &self.policy_bn, &self.policy_fc, h.clone());
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
         let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));
