@@ -258,7 +258,7 @@ pub struct FastNet {
     tower: Vec<(TowerConv, TowerConv)>,
     policy_conv: Folded,
     policy_fc: Dense,
-    /// `policy_fc.w` transposed (`[POLICY_SIZE, 128]`): one contiguous row
+    /// `policy_fc.w` transposed (`[POLICY_SIZE, planes * 64]`): one contiguous row
     /// per move, for logits at the legal moves only.
     policy_fc_t: Vec<f32>,
     value_conv: Folded,
@@ -271,7 +271,7 @@ pub struct FastNet {
 
 /// What the tower and the cheap heads produce for a batch.
 struct Trunk {
-    /// Policy head input after its 1x1 conv + ReLU: `[n, 2 * 64]` (plane-major, as burn's reshape).
+    /// Policy head input after its 1x1 conv + ReLU: `[n, planes * 64]` (plane-major, as burn's reshape).
     policy_in: Vec<f32>,
     /// Value logits `[n, 3]`.
     value: Vec<f32>,
@@ -395,7 +395,7 @@ impl FastNet {
     }
 
     /// The tower and the cheap heads for a chunk of observations; writes
-    /// `[n, 128]` policy inputs, `[n, 3]` value logits and `[n]` predicted
+    /// `[n, planes * 64]` policy inputs, `[n, 3]` value logits and `[n]` predicted
     /// final material.
     fn trunk_chunk(
         &self,

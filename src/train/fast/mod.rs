@@ -119,7 +119,7 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     }
     let h = acts.last().expect("the tower's output");
 
-    // Policy head: 1x1 conv to 2 planes, BN, ReLU, dense to the logits.
+    // Policy head: 1x1 conv to `model.policy_planes` planes, BN, ReLU, dense to the logits.
     let (pconv, pbn, pfc) = (
         Conv1::new(&net.policy_conv),
         Bn::new(&net.policy_bn),
