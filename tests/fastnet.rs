@@ -9,6 +9,7 @@ use burn::tensor::Device;
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
     bench_games, planes_tensor, ConvAlgorithm, FastNet, Inputs, ModelConfig, Net, NetEvaluator, Observation,
+    PolicyHeadKind,
 };
 use damone::train::{bench_samples, TrainParams, Trainer};
 
@@ -127,6 +128,7 @@ fn fast_path_equals_burn_default_shape() {
             blocks: 4,
             channels: 32,
             value_hidden: 64,
+            policy_head: PolicyHeadKind::Dense,
             policy_planes: 2,
             inputs: Inputs::Basic,
             aux_heads: false,
@@ -143,6 +145,7 @@ fn fast_path_equals_burn_other_shapes() {
             blocks: 1,
             channels: 12,
             value_hidden: 5,
+            policy_head: PolicyHeadKind::Dense,
             policy_planes: 8,
             inputs: Inputs::Draughts,
             aux_heads: true,
@@ -155,11 +158,42 @@ fn fast_path_equals_burn_other_shapes() {
             blocks: 2,
             channels: 48,
             value_hidden: 64,
+            policy_head: PolicyHeadKind::Dense,
             policy_planes: 3,
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
         },
         3,
+    );
+}
+
+#[test]
+fn fast_path_equals_burn_bilinear_head() {
+    check(
+        ModelConfig {
+            blocks: 2,
+            channels: 32,
+            value_hidden: 64,
+            policy_head: PolicyHeadKind::Bilinear,
+            policy_planes: 16,
+            inputs: Inputs::Basic,
+            aux_heads: true,
+            reply_head: false,
+        },
+        4,
+    );
+    check(
+        ModelConfig {
+            blocks: 1,
+            channels: 12,
+            value_hidden: 5,
+            policy_head: PolicyHeadKind::Bilinear,
+            policy_planes: 3,
+            inputs: Inputs::Draughts,
+            aux_heads: false,
+            reply_head: false,
+        },
+        5,
     );
 }

@@ -9,7 +9,9 @@
 #![cfg(feature = "gpu")]
 
 use damone::mcts::{EvalRequest, Evaluator};
-use damone::net::{bench_games, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation};
+use damone::net::{
+    bench_games, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation, PolicyHeadKind,
+};
 use damone::player::LoadedNet;
 use damone::run::{Event, Run, RunConfig, Start};
 use damone::train::{bench_samples, TrainParams, Trainer};
@@ -66,6 +68,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             blocks: 1,
             channels: 16,
             value_hidden: 16,
+            policy_head: PolicyHeadKind::Dense,
             policy_planes: 4,
             inputs: Inputs::Draughts,
             aux_heads: true,

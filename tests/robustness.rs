@@ -6,7 +6,7 @@
 use damone::arena::Player as _;
 use damone::game::{DrawRules, Variant};
 use damone::mcts::SearchParams;
-use damone::net::{ModelConfig, ENCODING_VERSION};
+use damone::net::{ModelConfig, PolicyHeadKind, ENCODING_VERSION};
 use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -299,10 +299,40 @@ fn a_file_never_shadows_a_builtin_spec_and_weights_errors_are_short() {
         value_hidden: 8,
         ..ModelConfig::default()
     };
-    let e = damone::net::net_from_bytes(&other, bytes, &device, "w.bpk")
+    let e = damone::net::net_from_bytes(&other, bytes.clone(), &device, "w.bpk")
         .err()
         .unwrap()
         .to_string();
     assert!(e.len() < 400 && !e.contains('\n'), "{} bytes: {e}", e.len());
+    // A dense policy head read as a bilinear one with a convolution of the
+    // same width (the bias is missing), and a policy convolution of
+    // another width.
+    for (change, needle) in [
+        (
+            ModelConfig {
+                policy_head: PolicyHeadKind::Bilinear,
+                policy_planes: small.policy_planes / 2,
+                ..small.clone()
+            },
+            "policy_bias",
+        ),
+        (
+            ModelConfig {
+                policy_planes: small.policy_planes + 1,
+                ..small.clone()
+            },
+            "policy_conv",
+        ),
+    ] {
+        let e = damone::net::net_from_bytes(&change, bytes.clone(), &device, "w.bpk")
+            .err()
+            .unwrap_or_else(|| panic!("{}: loaded", change.describe()))
+            .to_string();
+        assert!(
+            e.contains(needle) && e.len() < 400 && !e.contains('\n'),
+            "{} bytes: {e}",
+            e.len()
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -165,6 +165,16 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
         (vec!["--set", "train.lr=-1"], "train.lr"),
         (vec!["--set", "model.channels=2"], "model.channels"),
         (vec!["--set", "model.policy_planes=0"], "model.policy_planes"),
+        (vec!["--set", "model.policy_head=attention"], "model.policy_head"),
+        (
+            vec![
+                "--set",
+                "model.policy_head=bilinear",
+                "--set",
+                "model.reply_head=true",
+            ],
+            "model.reply_head",
+        ),
         (vec!["--set", "selfplay.bogus=1"], "bogus"),
         (vec!["--set", "eval.games=3"], "eval.games"),
         (vec!["--set", "model.inputs=colours"], "model.inputs"),

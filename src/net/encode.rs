@@ -212,6 +212,18 @@ impl Observation {
     }
 }
 
+/// The row-major cell on the 8x8 grid of each dark square (by index).
+pub const DARK_CELLS: [usize; 32] = {
+    let mut t = [0usize; 32];
+    let mut i = 0;
+    while i < 32 {
+        let s = Square::new(i as u8);
+        t[i] = (s.rank() * 8 + s.file()) as usize;
+        i += 1;
+    }
+    t
+};
+
 /// Row-major cell of a square on the 8x8 grid.
 #[inline]
 fn cell(s: Square) -> usize {
@@ -251,6 +263,30 @@ pub fn reflect_index(idx: u16) -> u16 {
 mod tests {
     use super::*;
     use crate::game::{DrawRules, Variant};
+
+    /// A piece on dark square `i` lights cell `DARK_CELLS[i]` of the
+    /// planes, the cell the bilinear policy head reads for square `i`.
+    #[test]
+    fn dark_cells_are_where_the_planes_put_the_squares() {
+        let mut seen = [false; 64];
+        for (i, &c) in DARK_CELLS.iter().enumerate() {
+            let obs = Observation {
+                boards: [1 << i, 0, 0, 0, 0, 0],
+                repeated: false,
+                no_progress: 0.0,
+                captures: [0; 4],
+            };
+            let mut planes = vec![0.0; Inputs::Basic.planes() * 64];
+            obs.write_planes(Inputs::Basic, &mut planes);
+            let lit: Vec<usize> = (0..64).filter(|&k| planes[k] == 1.0).collect();
+            assert_eq!(lit, vec![c], "square {i}");
+            assert!(
+                !seen[c] && planes[8 * 64 + c] == 1.0,
+                "square {i}: a playing square once"
+            );
+            seen[c] = true;
+        }
+    }
 
     #[test]
     fn indices_are_distinct_and_reflect_consistently() {

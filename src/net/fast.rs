@@ -15,13 +15,16 @@
 //! - the tower runs on small chunks of positions (their activations and
 //!   im2col stay in the core's cache), one chunk per rayon task, so both
 //!   cores work without synchronising inside the tower;
-//! - the policy head's dense layer runs as one GEMM over the whole batch, or,
-//!   for the search, only at the legal moves' indices ([`FastNet::evaluate`]).
+//! - the dense policy head's layer runs as one GEMM over the whole batch,
+//!   or, for the search, only at the legal moves' indices
+//!   ([`FastNet::evaluate`]); the bilinear head's logits are dot products
+//!   of a start and an end vector, so the search computes only the legal
+//!   moves' too.
 //!
 //! A test (`tests/fastnet.rs`) checks its outputs equal burn's forward pass
 //! to 1e-4 on random positions.
 
-use super::encode::{Inputs, Observation, MAX_PLANES, POLICY_SIZE};
+use super::encode::{Inputs, Observation, DARK_CELLS, MAX_PLANES, POLICY_SIZE};
 use super::model::Net;
 use super::winograd::WinogradConv;
 use burn::tensor::Tensor;
@@ -257,10 +260,7 @@ pub struct FastNet {
     /// Residual blocks' convolutions.
     tower: Vec<(TowerConv, TowerConv)>,
     policy_conv: Folded,
-    policy_fc: Dense,
-    /// `policy_fc.w` transposed (`[POLICY_SIZE, planes * 64]`): one contiguous row
-    /// per move, for logits at the legal moves only.
-    policy_fc_t: Vec<f32>,
+    policy: PolicyLayer,
     value_conv: Folded,
     value_fc1: Dense,
     value_fc2: Dense,
@@ -269,9 +269,34 @@ pub struct FastNet {
     taps: TapTable,
 }
 
+/// The policy head after its 1x1 convolution.
+#[derive(Clone, Debug)]
+enum PolicyLayer {
+    /// The dense head's layer and its weights transposed (`[POLICY_SIZE,
+    /// planes * 64]`): one contiguous row per move, for logits at the
+    /// legal moves only.
+    Dense { fc: Dense, fc_t: Vec<f32> },
+    /// The bilinear head: `d` features per start and per end vector, and
+    /// the bias of each move.
+    Bilinear { d: usize, bias: Vec<f32> },
+}
+
+impl PolicyLayer {
+    /// Width of one position's policy input.
+    fn inputs(&self) -> usize {
+        match self {
+            PolicyLayer::Dense { fc, .. } => fc.inputs,
+            PolicyLayer::Bilinear { d, .. } => 32 * 2 * d,
+        }
+    }
+}
+
 /// What the tower and the cheap heads produce for a batch.
 struct Trunk {
-    /// Policy head input after its 1x1 conv + ReLU: `[n, planes * 64]` (plane-major, as burn's reshape).
+    /// Policy head input, `[n, policy.inputs()]`: for the dense head the
+    /// 1x1 conv + ReLU, `[n, planes * 64]` (plane-major, as burn's
+    /// reshape); for the bilinear head each playing square's start vector
+    /// (already over `sqrt(d)`) then end vector, `[n, 32, 2 * d]`.
     policy_in: Vec<f32>,
     /// Value logits `[n, 3]`.
     value: Vec<f32>,
@@ -290,13 +315,24 @@ impl FastNet {
     /// comparisons).
     pub fn with_algorithm(net: &Net, algo: ConvAlgorithm) -> FastNet {
         net.sync_running_stats();
-        let policy_fc = Dense::new(&net.policy_fc);
-        let mut policy_fc_t = vec![0.0f32; policy_fc.w.len()];
-        for i in 0..policy_fc.inputs {
-            for o in 0..policy_fc.outputs {
-                policy_fc_t[o * policy_fc.inputs + i] = policy_fc.w[i * policy_fc.outputs + o];
+        let policy_conv = Folded::new(&net.policy_conv, &net.policy_bn);
+        let policy = match (&net.policy_fc, &net.policy_bias) {
+            (Some(fc), _) => {
+                let fc = Dense::new(fc);
+                let mut fc_t = vec![0.0f32; fc.w.len()];
+                for i in 0..fc.inputs {
+                    for o in 0..fc.outputs {
+                        fc_t[o * fc.inputs + i] = fc.w[i * fc.outputs + o];
+                    }
+                }
+                PolicyLayer::Dense { fc, fc_t }
             }
-        }
+            (None, Some(bias)) => PolicyLayer::Bilinear {
+                d: policy_conv.c_out / 2,
+                bias: vec_of(bias.val()),
+            },
+            (None, None) => unreachable!("a network's policy head has a dense layer or a bias"),
+        };
         let stem = Folded::new(&net.stem, &net.stem_bn);
         FastNet {
             channels: stem.c_out,
@@ -312,9 +348,8 @@ impl FastNet {
                     )
                 })
                 .collect(),
-            policy_conv: Folded::new(&net.policy_conv, &net.policy_bn),
-            policy_fc,
-            policy_fc_t,
+            policy_conv,
+            policy,
             value_conv: Folded::new(&net.value_conv, &net.value_bn),
             value_fc1: Dense::new(&net.value_fc1),
             value_fc2: Dense::new(&net.value_fc2),
@@ -394,6 +429,30 @@ impl FastNet {
         }
     }
 
+    /// 1x1 convolution (no ReLU) at the 32 playing squares into `[n, 32,
+    /// c_out]`, the first `c_out / 2` features of each square (its start
+    /// vector) times `1 / sqrt(c_out / 2)`.
+    fn conv1_dark(f: &Folded, x: &[f32], n: usize, out: &mut [f32]) {
+        let (ci, co) = (f.c_in, f.c_out);
+        let d = co / 2;
+        let scale = 1.0 / (d as f32).sqrt();
+        for p in 0..n {
+            for (i, &cell) in DARK_CELLS.iter().enumerate() {
+                let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
+                let dst = &mut out[(p * 32 + i) * co..(p * 32 + i + 1) * co];
+                dst.copy_from_slice(&f.b);
+                for (k, &xv) in xr.iter().enumerate() {
+                    for (o, &w) in dst.iter_mut().zip(&f.w[k * co..(k + 1) * co]) {
+                        *o += xv * w;
+                    }
+                }
+                for o in &mut dst[..d] {
+                    *o *= scale;
+                }
+            }
+        }
+    }
+
     /// The tower and the cheap heads for a chunk of observations; writes
     /// `[n, planes * 64]` policy inputs, `[n, 3]` value logits and `[n]` predicted
     /// final material.
@@ -433,7 +492,10 @@ impl FastNet {
                 std::mem::swap(&mut h, &mut spare);
             }
             let h = &h[..n * 64 * c];
-            Self::conv1_planes(&self.policy_conv, h, n, policy_in);
+            match self.policy {
+                PolicyLayer::Dense { .. } => Self::conv1_planes(&self.policy_conv, h, n, policy_in),
+                PolicyLayer::Bilinear { .. } => Self::conv1_dark(&self.policy_conv, h, n, policy_in),
+            }
             let vin = &mut t[..n * 64];
             Self::conv1_planes(&self.value_conv, h, n, vin);
             let hid = self.value_fc1.outputs;
@@ -453,7 +515,7 @@ impl FastNet {
 
     fn trunk(&self, obs: &[Observation]) -> Trunk {
         let n = obs.len();
-        let pin = self.policy_fc.inputs;
+        let pin = self.policy.inputs();
         let mut policy_in = vec![0.0f32; n * pin];
         let mut value = vec![0.0f32; n * 3];
         let mut material = vec![0.0f32; n];
@@ -485,12 +547,27 @@ impl FastNet {
         let n = obs.len();
         let t = self.trunk(obs);
         let mut policy = vec![0.0f32; n * POLICY_SIZE];
-        let par = if n >= 16 {
-            Parallelism::Rayon(rayon::current_num_threads())
-        } else {
-            Parallelism::None
-        };
-        self.policy_fc.forward(&t.policy_in, n, &mut policy, false, par);
+        match &self.policy {
+            PolicyLayer::Dense { fc, .. } => {
+                let par = if n >= 16 {
+                    Parallelism::Rayon(rayon::current_num_threads())
+                } else {
+                    Parallelism::None
+                };
+                fc.forward(&t.policy_in, n, &mut policy, false, par);
+            }
+            PolicyLayer::Bilinear { d, bias } => {
+                let pin = self.policy.inputs();
+                policy
+                    .par_chunks_mut(POLICY_SIZE)
+                    .zip(t.policy_in.par_chunks(pin))
+                    .for_each(|(out, x)| {
+                        for (j, o) in out.iter_mut().enumerate() {
+                            *o = bias[j] + bilinear_dot(x, *d, j);
+                        }
+                    });
+            }
+        }
         (policy, t.value)
     }
 
@@ -501,19 +578,21 @@ impl FastNet {
     pub fn evaluate<I: AsRef<[u16]>>(&self, obs: &[Observation], indices: &[I]) -> SearchOutputs {
         assert_eq!(obs.len(), indices.len());
         let t = self.trunk(obs);
-        let pin = self.policy_fc.inputs;
+        let pin = self.policy.inputs();
         let logits = indices
             .iter()
             .enumerate()
             .map(|(p, idx)| {
                 let x = &t.policy_in[p * pin..(p + 1) * pin];
-                idx.as_ref()
-                    .iter()
-                    .map(|&j| {
-                        let w = &self.policy_fc_t[j as usize * pin..(j as usize + 1) * pin];
-                        self.policy_fc.b[j as usize] + dot(x, w)
-                    })
-                    .collect()
+                let idx = idx.as_ref().iter().map(|&j| j as usize);
+                match &self.policy {
+                    PolicyLayer::Dense { fc, fc_t } => idx
+                        .map(|j| fc.b[j] + dot(x, &fc_t[j * pin..(j + 1) * pin]))
+                        .collect(),
+                    PolicyLayer::Bilinear { d, bias } => {
+                        idx.map(|j| bias[j] + bilinear_dot(x, *d, j)).collect()
+                    }
+                }
             })
             .collect();
         SearchOutputs {
@@ -532,6 +611,15 @@ pub struct SearchOutputs {
     pub value: Vec<f32>,
     /// Predicted final material `[n]` (0 without the auxiliary head).
     pub material: Vec<f32>,
+}
+
+/// The bilinear head's product for policy index `j` from one position's
+/// start and end vectors (`x`: `[32, 2 * d]`, start vectors already scaled).
+fn bilinear_dot(x: &[f32], d: usize, j: usize) -> f32 {
+    let (from, to) = ((j % 1024) / 32, j % 32);
+    let q = &x[from * 2 * d..from * 2 * d + d];
+    let k = &x[to * 2 * d + d..(to + 1) * 2 * d];
+    q.iter().zip(k).map(|(a, b)| a * b).sum()
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {

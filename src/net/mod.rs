@@ -14,7 +14,7 @@ pub use encode::{
     policy_indices, reflect_index, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
 pub use fast::{ConvAlgorithm, FastNet, SearchOutputs};
-pub use model::{ModelConfig, Net, AUX_OUTPUTS};
+pub use model::{ModelConfig, Net, PolicyHeadKind, AUX_OUTPUTS};
 
 use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
 use burn::module::Module;

@@ -7,12 +7,12 @@
 //! only, that predicts the opponent's reply to the move about to be played
 //! (KataGo's auxiliary opponent-policy target).
 
-use super::encode::{Inputs, POLICY_SIZE};
+use super::encode::{Inputs, DARK_CELLS, POLICY_SIZE, SLOTS};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 /// Shape of the network.
@@ -25,8 +25,12 @@ pub struct ModelConfig {
     pub channels: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
-    /// Planes of the policy head's 1x1 convolution, the only features its
-    /// dense layer reads (AlphaZero's head has 2). Also the reply head's.
+    /// The policy head's form (`dense` or `bilinear`).
+    pub policy_head: PolicyHeadKind,
+    /// Planes of the policy head's 1x1 convolution: for the dense head the
+    /// only features its dense layer reads (AlphaZero's head has 2; also
+    /// the reply head's), for the bilinear head the features of each
+    /// move's start square and of its end square.
     pub policy_planes: usize,
     /// The input planes the network reads (`basic` or `draughts`).
     pub inputs: Inputs,
@@ -44,10 +48,39 @@ impl Default for ModelConfig {
             blocks: 4,
             channels: 48,
             value_hidden: 64,
+            policy_head: PolicyHeadKind::Dense,
             policy_planes: 2,
             inputs: Inputs::Basic,
             aux_heads: false,
             reply_head: false,
+        }
+    }
+}
+
+/// The policy head's form (`model.policy_head`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHeadKind {
+    /// AlphaZero's: a 1x1 convolution to `policy_planes` planes, batch
+    /// norm, ReLU, and one dense layer from all of them to every move's
+    /// logit.
+    #[default]
+    Dense,
+    /// Per-move features: a 1x1 convolution to `2 * policy_planes` planes
+    /// and batch norm give each square a start vector and an end vector;
+    /// a move's logit is the dot product of its start square's start
+    /// vector and its end square's end vector over `sqrt(policy_planes)`,
+    /// plus a learnt bias per move (as lc0's attention policy, without
+    /// the attention).
+    Bilinear,
+}
+
+impl PolicyHeadKind {
+    /// The name used in configuration files.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyHeadKind::Dense => "dense",
+            PolicyHeadKind::Bilinear => "bilinear",
         }
     }
 }
@@ -76,16 +109,23 @@ impl ModelConfig {
                 self.policy_planes
             ));
         }
+        if self.reply_head && self.policy_head != PolicyHeadKind::Dense {
+            return Err(format!(
+                "model.reply_head needs model.policy_head = \"dense\", got \"{}\"",
+                self.policy_head.name()
+            ));
+        }
         Ok(())
     }
 
     /// The shape in one line, as error messages and `damone info` show it.
     pub fn describe(&self) -> String {
         format!(
-            "blocks={} channels={} value_hidden={} policy_planes={} inputs={} aux_heads={} reply_head={}",
+            "blocks={} channels={} value_hidden={} policy_head={} policy_planes={} inputs={} aux_heads={} reply_head={}",
             self.blocks,
             self.channels,
             self.value_hidden,
+            self.policy_head.name(),
             self.policy_planes,
             self.inputs.name(),
             self.aux_heads,
@@ -113,6 +153,7 @@ impl ModelConfig {
         };
         let c = self.channels;
         let pp = self.policy_planes;
+        let bilinear = self.policy_head == PolicyHeadKind::Bilinear;
         // Running statistics keep their own ids: number them too.
         let mut next = 1_000_000u64;
         let mut bn = |n| {
@@ -134,9 +175,9 @@ impl ModelConfig {
                     bn2: bn(c),
                 })
                 .collect(),
-            policy_conv: conv(c, pp, 1),
-            policy_bn: bn(pp),
-            policy_fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
+            policy_conv: conv(c, if bilinear { 2 * pp } else { pp }, 1),
+            policy_bn: bn(if bilinear { 2 * pp } else { pp }),
+            policy_fc: (!bilinear).then(|| LinearConfig::new(pp * 64, POLICY_SIZE).init(device)),
             value_conv: conv(c, 1, 1),
             value_bn: bn(1),
             value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
@@ -149,6 +190,7 @@ impl ModelConfig {
                 bn: bn(pp),
                 fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
             }),
+            policy_bias: bilinear.then(|| Param::from_tensor(Tensor::zeros([POLICY_SIZE], device))),
         }
     }
 }
@@ -187,6 +229,27 @@ impl PolicyHead {
     }
 }
 
+/// The bilinear policy head ([`PolicyHeadKind::Bilinear`]): `[B, C, 8, 8]`
+/// -> 1x1 conv, BN -> start and end vectors at the 32 playing squares ->
+/// `[B, POLICY_SIZE]` logits (the slots of a start and end square share
+/// the product and differ by their bias).
+fn bilinear_logits(conv: &Conv2d, bn: &BatchNorm, bias: &Param<Tensor<1>>, h: Tensor<4>) -> Tensor<2> {
+    let [batch, _, _, _] = h.dims();
+    let z = bn.forward(conv.forward(h));
+    let [_, planes, _, _] = z.dims();
+    let d = planes / 2;
+    let cells: Vec<i64> = DARK_CELLS.iter().map(|&c| c as i64).collect();
+    let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [32]), &z.device());
+    let z = z.reshape([batch, planes, 64]).select(2, cells);
+    let from = z.clone().narrow(1, 0, d).swap_dims(1, 2);
+    let to = z.narrow(1, d, d);
+    let products = from
+        .matmul(to)
+        .mul_scalar(1.0 / (d as f64).sqrt())
+        .reshape([batch, 32 * 32]);
+    products.repeat_dim(1, SLOTS) + bias.val().unsqueeze_dim(0)
+}
+
 /// The policy head's computation, shared by the policy and reply heads:
 /// `[B, C, 8, 8]` -> 1x1 conv, BN, ReLU -> `[B, planes * 64]` -> dense.
 fn policy_logits(conv: &Conv2d, bn: &BatchNorm, fc: &Linear, h: Tensor<4>) -> Tensor<2> {
@@ -219,7 +282,8 @@ pub struct Net {
     pub(crate) blocks: Vec<ResBlock>,
     pub(crate) policy_conv: Conv2d,
     pub(crate) policy_bn: BatchNorm,
-    pub(crate) policy_fc: Linear,
+    /// The dense head's layer (`policy_head = "dense"`).
+    pub(crate) policy_fc: Option<Linear>,
     pub(crate) value_conv: Conv2d,
     pub(crate) value_bn: BatchNorm,
     pub(crate) value_fc1: Linear,
@@ -228,6 +292,8 @@ pub struct Net {
     pub(crate) aux_fc: Option<Linear>,
     /// The opponent's-reply head.
     pub(crate) reply: Option<PolicyHead>,
+    /// The bilinear head's per-move bias (`policy_head = "bilinear"`).
+    pub(crate) policy_bias: Option<Param<Tensor<1>>>,
 }
 
 /// Outputs of the auxiliary head: material difference, plies left.
@@ -247,6 +313,15 @@ impl Net {
         for bn in bns {
             bn.running_mean.value_sync();
             bn.running_var.value_sync();
+        }
+    }
+
+    /// The policy head's form (from the layers [`ModelConfig::init`] gave it).
+    pub fn policy_head(&self) -> PolicyHeadKind {
+        if self.policy_fc.is_some() {
+            PolicyHeadKind::Dense
+        } else {
+            PolicyHeadKind::Bilinear
         }
     }
 
@@ -272,7 +347,11 @@ impl Net {
         }
         let [batch, _, _, _] = h.dims();
         let reply = self.reply.as_ref().map(|r| r.forward(h.clone()));
-        let policy = policy_logits(&self.policy_conv, &self.policy_bn, &self.policy_fc, h.clone());
+        let policy = match (&self.policy_fc, &self.policy_bias) {
+            (Some(fc), _) => policy_logits(&self.policy_conv, &self.policy_bn, fc, h.clone()),
+            (None, Some(bias)) => bilinear_logits(&self.policy_conv, &self.policy_bn, bias, h.clone()),
+            (None, None) => unreachable!("ModelConfig::init gives the policy head a dense layer or a bias"),
+        };
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
         let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));

@@ -339,6 +339,17 @@ pub(super) fn bn_forward<'p>(pool: &'p Pool, z: &[f32], c: usize, eps: f64) -> B
 
 /// `relu(gamma * xhat + beta [+ residual])`.
 pub(super) fn bn_relu<'p>(pool: &'p Pool, cache: &BnCache, bn: &Bn, residual: Option<&[f32]>) -> Buf<'p> {
+    bn_apply(pool, cache, bn, residual, true)
+}
+
+/// `gamma * xhat + beta [+ residual]`, then ReLU if `relu`.
+pub(super) fn bn_apply<'p>(
+    pool: &'p Pool,
+    cache: &BnCache,
+    bn: &Bn,
+    residual: Option<&[f32]>,
+    relu: bool,
+) -> Buf<'p> {
     let c = bn.gamma.len();
     let mut out = pool.zeroed(cache.xhat.len());
     out.par_chunks_mut(ROWS * c).enumerate().for_each(|(ch, o)| {
@@ -354,8 +365,10 @@ pub(super) fn bn_relu<'p>(pool: &'p Pool, cache: &BnCache, bn: &Bn, residual: Op
                     *v += s;
                 }
             }
-            for v in orow {
-                *v = v.max(0.0);
+            if relu {
+                for v in orow {
+                    *v = v.max(0.0);
+                }
             }
         }
     });

@@ -29,10 +29,11 @@
 //! head is not written here: a network with a trained reply head takes
 //! burn's path.
 
+mod bilinear;
 mod layers;
 
 use super::{Batch, Losses};
-use crate::net::fast::tap_table;
+use crate::net::fast::{tap_table, vec_of};
 use crate::net::model::{Net, AUX_OUTPUTS};
 use crate::net::{Inputs, MAX_PLANES, POLICY_SIZE};
 use burn::nn::BatchNorm;
@@ -119,25 +120,41 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     }
     let h = acts.last().expect("the tower's output");
 
-    // Policy head: 1x1 conv to `model.policy_planes` planes, BN, ReLU, dense to the logits.
-    let (pconv, pbn, pfc) = (
-        Conv1::new(&net.policy_conv),
-        Bn::new(&net.policy_bn),
-        Dense::new(&net.policy_fc),
-    );
+    // Policy head: 1x1 conv and BN, then for the dense head ReLU and a
+    // dense layer to the logits, for the bilinear head the products of the
+    // playing squares' start and end vectors and a bias per move.
+    let (pconv, pbn) = (Conv1::new(&net.policy_conv), Bn::new(&net.policy_bn));
     let pcache = bn_forward(pool, &pconv.forward(pool, h, rows), pconv.co, pbn.eps);
-    let rp = bn_relu(pool, &pcache, &pbn, None);
     stats.push((pcache.mean.clone(), pcache.var.clone()));
     let pc = pconv.co;
-    let mut pin = pool.zeroed(n * pc * 64);
-    for p in 0..n {
-        for cell in 0..64 {
-            for o in 0..pc {
-                pin[p * pc * 64 + o * 64 + cell] = rp[(p * 64 + cell) * pc + o];
+    let head = match (&net.policy_fc, &net.policy_bias) {
+        (Some(fc), _) => {
+            let rp = bn_relu(pool, &pcache, &pbn, None);
+            let mut pin = pool.zeroed(n * pc * 64);
+            for p in 0..n {
+                for cell in 0..64 {
+                    for o in 0..pc {
+                        pin[p * pc * 64 + o * 64 + cell] = rp[(p * 64 + cell) * pc + o];
+                    }
+                }
+            }
+            PolicyCache::Dense {
+                fc: Dense::new(fc),
+                rp,
+                pin,
             }
         }
-    }
-    let logits = pfc.forward(pool, &pin, n);
+        (None, Some(bias)) => PolicyCache::Bilinear {
+            y: bn_apply(pool, &pcache, &pbn, None, false),
+            bias_id: bias.id,
+            bias: vec_of(bias.val()),
+        },
+        (None, None) => unreachable!("a network's policy head has a dense layer or a bias"),
+    };
+    let logits = match &head {
+        PolicyCache::Dense { fc, pin, .. } => fc.forward(pool, pin, n),
+        PolicyCache::Bilinear { y, bias, .. } => bilinear::forward(pool, y, pc / 2, bias, n),
+    };
 
     // Value head: 1x1 conv to 1 plane, BN, ReLU, dense + ReLU, dense to
     // WDL logits (and the auxiliary outputs from the same hidden layer).
@@ -175,19 +192,31 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
 
     // Backward: heads.
     let mut dh = pool.zeroed(rows * c);
-    let mut dpin = pool.zeroed(n * pc * 64);
-    pfc.backward(&pin, &dlogits, n, Some(&mut dpin), &mut g);
-    let mut drp = pool.zeroed(rows * pc);
-    for p in 0..n {
-        for cell in 0..64 {
-            for o in 0..pc {
-                drp[(p * 64 + cell) * pc + o] = dpin[p * pc * 64 + o * 64 + cell];
+    let dzp = match &head {
+        PolicyCache::Dense { fc, rp, pin } => {
+            let mut dpin = pool.zeroed(n * pc * 64);
+            fc.backward(pin, &dlogits, n, Some(&mut dpin), &mut g);
+            let mut drp = pool.zeroed(rows * pc);
+            for p in 0..n {
+                for cell in 0..64 {
+                    for o in 0..pc {
+                        drp[(p * 64 + cell) * pc + o] = dpin[p * pc * 64 + o * 64 + cell];
+                    }
+                }
             }
+            relu_grad(&mut drp, rp);
+            let (dzp, dgp, dbp) = bn_backward(pool, &drp, &pcache, &pbn);
+            g.put_bn(&pbn, dgp, dbp);
+            dzp
         }
-    }
-    relu_grad(&mut drp, &rp);
-    let (dzp, dgp, dbp) = bn_backward(pool, &drp, &pcache, &pbn);
-    g.put_bn(&pbn, dgp, dbp);
+        PolicyCache::Bilinear { y, bias_id, .. } => {
+            let (dy, dbias) = bilinear::backward(pool, y, pc / 2, &dlogits, n);
+            g.put(*bias_id, dbias, vec![POLICY_SIZE]);
+            let (dzp, dgp, dbp) = bn_backward(pool, &dy, &pcache, &pbn);
+            g.put_bn(&pbn, dgp, dbp);
+            dzp
+        }
+    };
     pconv.backward(h, &dzp, rows, &mut dh, &mut g);
 
     let mut dhid = pool.zeroed(n * fc1.d.outputs);
@@ -250,6 +279,20 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
         },
         stats,
     }
+}
+
+/// What the policy head's backward pass needs.
+enum PolicyCache<'p> {
+    /// The dense head: its layer, the 1x1 conv's output after BN and ReLU
+    /// (`[rows, planes]`), and the same plane-major (`[n, planes * 64]`).
+    Dense { fc: Dense, rp: Buf<'p>, pin: Buf<'p> },
+    /// The bilinear head: the 1x1 conv's output after BN (`[rows, 2 * d]`)
+    /// and the per-move bias with its id.
+    Bilinear {
+        y: Buf<'p>,
+        bias_id: burn::module::ParamId,
+        bias: Vec<f32>,
+    },
 }
 
 /// Mean over `n` rows of the cross-entropy `-Σ t log softmax(l + mask)`,
@@ -333,7 +376,6 @@ mod tests {
     use super::*;
     use crate::mcts::Wdl;
     use crate::net::bench_games;
-    use crate::net::fast::vec_of;
     use burn::module::ParamId;
     use burn::optim::GradientsParams;
     use burn::tensor::Device;
@@ -356,16 +398,20 @@ mod tests {
     /// that earlier steps moved.
     #[test]
     fn gradients_equal_burns() {
+        use crate::net::PolicyHeadKind::{Bilinear, Dense};
         let shapes = [
-            (2, 8, true, Inputs::Basic, 37, 2),
-            (1, 16, false, Inputs::Draughts, 16, 8),
-            (3, 32, true, Inputs::Basic, 50, 5),
+            (2, 8, true, Inputs::Basic, 37, 2, Dense),
+            (1, 16, false, Inputs::Draughts, 16, 8, Dense),
+            (3, 32, true, Inputs::Basic, 50, 5, Dense),
+            (2, 16, true, Inputs::Basic, 37, 8, Bilinear),
+            (1, 8, false, Inputs::Draughts, 20, 3, Bilinear),
         ];
-        for (blocks, channels, aux_heads, inputs, n, policy_planes) in shapes {
+        for (blocks, channels, aux_heads, inputs, n, policy_planes, policy_head) in shapes {
             let model = ModelConfig {
                 blocks,
                 channels,
                 value_hidden: 24,
+                policy_head,
                 policy_planes,
                 inputs,
                 aux_heads,
@@ -412,7 +458,7 @@ mod tests {
             let fast = step(net, &b, inputs, [1.0, 0.5], &t.pool);
             let (grads, losses) = t.burn_gradients(net, b);
             let what = format!(
-                "blocks {blocks}, channels {channels}, policy planes {policy_planes}, {inputs:?}, batch {n}"
+                "blocks {blocks}, channels {channels}, {policy_head:?} policy, planes {policy_planes}, {inputs:?}, batch {n}"
             );
             for (a, b, name) in [
                 (fast.losses.policy, losses.policy, "policy"),
@@ -427,8 +473,10 @@ mod tests {
             assert!(losses.aux > 0.0 || !aux_heads, "{what}: the aux loss is trained");
             let params = fast.grads.0.len();
             // Stem conv + BN (3), per block 2 convs + 2 BNs (6), policy conv
-            // + BN + dense (5), value conv + BN + two dense (7), aux dense (2).
-            let expected = 3 + 6 * blocks + 5 + 7 + if aux_heads { 2 } else { 0 };
+            // + BN + dense (5) or + bias (4), value conv + BN + two dense
+            // (7), aux dense (2).
+            let policy = if policy_head == Dense { 5 } else { 4 };
+            let expected = 3 + 6 * blocks + policy + 7 + if aux_heads { 2 } else { 0 };
             assert_eq!(params, expected, "{what}: every parameter has a gradient");
             for (id, g, shape) in &fast.grads.0 {
                 let reference = match shape.len() {
