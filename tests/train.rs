@@ -96,6 +96,11 @@ fn draughts_inputs_and_auxiliary_heads_train() {
         "model.reply_head=true",
         "--set",
         "train.reply_weight=1",
+        // The reply head is dense; so must the policy head be.
+        "--set",
+        "model.policy_head=dense",
+        "--set",
+        "model.policy_planes=2",
     ];
     let mut args = sets.to_vec();
     args.extend(["--set", "iterations=3"]);
