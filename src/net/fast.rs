@@ -574,7 +574,7 @@ impl FastNet {
     /// Policy logits at the given indices only (one slice of indices per
     /// position), value logits `[n, 3]` and the predicted final material
     /// `[n]` (0 without the auxiliary head): what the search needs, without
-    /// the other ~4,000 logits of the dense policy layer.
+    /// the other ~4,000 logits (a dense head's rows, a bilinear head's dot products).
     pub fn evaluate<I: AsRef<[u16]>>(&self, obs: &[Observation], indices: &[I]) -> SearchOutputs {
         assert_eq!(obs.len(), indices.len());
         let t = self.trunk(obs);
