@@ -217,8 +217,7 @@ pub const DARK_CELLS: [usize; 32] = {
     let mut t = [0usize; 32];
     let mut i = 0;
     while i < 32 {
-        let s = Square::new(i as u8);
-        t[i] = (s.rank() * 8 + s.file()) as usize;
+        t[i] = cell(Square::new(i as u8));
         i += 1;
     }
     t
@@ -226,7 +225,7 @@ pub const DARK_CELLS: [usize; 32] = {
 
 /// Row-major cell of a square on the 8x8 grid.
 #[inline]
-fn cell(s: Square) -> usize {
+const fn cell(s: Square) -> usize {
     (s.rank() * 8 + s.file()) as usize
 }
 

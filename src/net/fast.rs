@@ -562,8 +562,12 @@ impl FastNet {
                     .par_chunks_mut(POLICY_SIZE)
                     .zip(t.policy_in.par_chunks(pin))
                     .for_each(|(out, x)| {
-                        for (j, o) in out.iter_mut().enumerate() {
-                            *o = bias[j] + bilinear_dot(x, *d, j);
+                        // The slots of a start and end square share the product.
+                        for j in 0..1024 {
+                            let v = bilinear_dot(x, *d, j);
+                            for k in (j..POLICY_SIZE).step_by(1024) {
+                                out[k] = bias[k] + v;
+                            }
                         }
                     });
             }
@@ -619,7 +623,7 @@ fn bilinear_dot(x: &[f32], d: usize, j: usize) -> f32 {
     let (from, to) = ((j % 1024) / 32, j % 32);
     let q = &x[from * 2 * d..from * 2 * d + d];
     let k = &x[to * 2 * d + d..(to + 1) * 2 * d];
-    q.iter().zip(k).map(|(a, b)| a * b).sum()
+    dot(q, k)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {

@@ -316,15 +316,6 @@ impl Net {
         }
     }
 
-    /// The policy head's form (from the layers [`ModelConfig::init`] gave it).
-    pub fn policy_head(&self) -> PolicyHeadKind {
-        if self.policy_fc.is_some() {
-            PolicyHeadKind::Dense
-        } else {
-            PolicyHeadKind::Bilinear
-        }
-    }
-
     /// The input planes this network reads (from the width of its first
     /// layer, which [`ModelConfig::init`] sets).
     pub fn inputs(&self) -> Inputs {

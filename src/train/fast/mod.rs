@@ -192,7 +192,8 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
 
     // Backward: heads.
     let mut dh = pool.zeroed(rows * c);
-    let dzp = match &head {
+    // The gradient at the batch norm's output.
+    let dyp = match &head {
         PolicyCache::Dense { fc, rp, pin } => {
             let mut dpin = pool.zeroed(n * pc * 64);
             fc.backward(pin, &dlogits, n, Some(&mut dpin), &mut g);
@@ -205,18 +206,16 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
                 }
             }
             relu_grad(&mut drp, rp);
-            let (dzp, dgp, dbp) = bn_backward(pool, &drp, &pcache, &pbn);
-            g.put_bn(&pbn, dgp, dbp);
-            dzp
+            drp
         }
         PolicyCache::Bilinear { y, bias_id, .. } => {
             let (dy, dbias) = bilinear::backward(pool, y, pc / 2, &dlogits, n);
             g.put(*bias_id, dbias, vec![POLICY_SIZE]);
-            let (dzp, dgp, dbp) = bn_backward(pool, &dy, &pcache, &pbn);
-            g.put_bn(&pbn, dgp, dbp);
-            dzp
+            dy
         }
     };
+    let (dzp, dgp, dbp) = bn_backward(pool, &dyp, &pcache, &pbn);
+    g.put_bn(&pbn, dgp, dbp);
     pconv.backward(h, &dzp, rows, &mut dh, &mut g);
 
     let mut dhid = pool.zeroed(n * fc1.d.outputs);
