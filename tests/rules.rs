@@ -1,5 +1,5 @@
 //! One test per precedence rule, rank restriction, promotion rule and
-//! end-of-game rule of RULES.md, plus notation and PDN checks.
+//! end-of-game rule of docs/rules.md, plus notation and PDN checks.
 
 use damone::game::*;
 

@@ -1,6 +1,6 @@
 //! The Damone rules engine: squares and bitboards, pieces with three ranks,
 //! legal move generation (compulsory maximal capture with the precedence
-//! order of RULES.md), promotion, Zobrist hashing, repetition and draw
+//! order of docs/rules.md), promotion, Zobrist hashing, repetition and draw
 //! counters, outcomes, variants, FEN/move/PDN notation and perft.
 //!
 //! Depends on nothing but `std` (and `serde`/`thiserror` derives).

@@ -9,7 +9,7 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
-    /// The standard game (RULES.md).
+    /// The standard game (docs/rules.md).
     #[default]
     Standard,
     /// As standard, but a player who has lost all their Damones loses at once.
