@@ -157,7 +157,7 @@ pub enum Phase {
 /// What a run reports to its observer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
-    /// The run is about to play `iteration` (the first of this session).
+    /// The run is about to play `iteration` (the first since it was opened or resumed).
     Started {
         iteration: u32,
         resumed: bool,
