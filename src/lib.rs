@@ -18,6 +18,8 @@
 //! | [`run`] | a training run: config, loop, observer events, checkpoints, CSV logs |
 //! | [`dist`] | self-play on many machines: actors and a learner over object storage |
 //! | [`player`] | player files, loading any network player, the player factory |
+//! | [`engine_protocol`] | the engine line protocol over any reader and writer |
+//! | [`bench`] | the benchmarks: perft, search and network speed |
 //! | [`serve`] | the web page: play and analyse, watch a run |
 //!
 //! The way data takes through a run is drawn in `ARCHITECTURE.md`.
@@ -43,5 +45,9 @@ pub mod run;
 pub mod dist;
 
 pub mod player;
+
+pub mod engine_protocol;
+
+pub mod bench;
 
 pub mod serve;

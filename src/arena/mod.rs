@@ -8,13 +8,16 @@ pub mod evaluation;
 pub mod spec;
 pub mod sprt;
 pub mod tournament;
+pub mod versus;
 
 pub use alphabeta::{AlphaBeta, Limits};
-pub use spec::{builtin_factory, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
+pub use spec::{builtin_factory, split_player_list, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use sprt::{Sprt, SprtDecision};
 pub use tournament::{
-    read_openings, run_games, run_sprt, GameRecord, GameTask, MatchSettings, SprtOutcome, Standings,
+    read_openings, run_games, run_sprt, write_match_outputs, GameRecord, GameTask, MatchSettings,
+    SprtOutcome, Standings,
 };
+pub use versus::{parse_color, VersusGame};
 
 use crate::game::{Game, Move};
 use crate::mcts::{search, Budget, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};

@@ -322,6 +322,24 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
     }
 }
 
+/// Split a comma-separated player list (`--players`) into specs: an item
+/// `key=value` (with no `:`) is an option of the spec before it, so
+/// `random,mcts:sims=100,algo=gumbel` is two specs.
+pub fn split_player_list(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tok in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let is_option = tok.contains('=') && !tok.contains(':');
+        match out.last_mut() {
+            Some(last) if is_option => {
+                last.push(if last.contains(':') { ',' } else { ':' });
+                last.push_str(tok);
+            }
+            _ => out.push(tok.to_string()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +394,22 @@ mod tests {
         let p = s.search_params(SearchParams::default()).unwrap();
         assert_eq!(p.material_utility, 0.25);
         assert_eq!(p.draw_score, -0.1);
+    }
+
+    #[test]
+    fn players_list_keeps_options_with_their_spec() {
+        assert_eq!(
+            split_player_list("random,alphabeta:depth=2,mcts:sims=100,algo=gumbel,net:a/b,sims=5"),
+            [
+                "random",
+                "alphabeta:depth=2",
+                "mcts:sims=100,algo=gumbel",
+                "net:a/b,sims=5"
+            ]
+        );
+        assert_eq!(
+            split_player_list("mcts,sims=4, ,random"),
+            ["mcts:sims=4", "random"]
+        );
     }
 }

@@ -5,7 +5,7 @@
 use super::spec::PlayerFactory;
 use crate::game::{to_pdn, DrawRules, Game, Outcome, PdnHeaders, Position, Variant};
 use crate::util::elo::{mle_ratings, score_interval};
-use crate::util::rng_stream;
+use crate::util::{atomic_write, derive_seed, rng_stream};
 use rand::Rng as _;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -67,7 +67,7 @@ pub fn schedule(pairs: &[(usize, usize)], s: &MatchSettings) -> Vec<GameTask> {
                 white,
                 black,
                 opening: k / 2,
-                seed: s.seed ^ ((pi as u64) << 32 | k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                seed: derive_seed(s.seed, "match-game", (pi as u64) << 32 | k as u64),
             });
         }
     }
@@ -122,6 +122,18 @@ pub struct GameRecord {
     pub outcome: Option<Outcome>,
 }
 
+impl GameRecord {
+    /// The score of the player at `index` of the match's player list (1 for
+    /// a win, 1/2 for a draw, 0 for a loss).
+    pub fn score_for_player(&self, index: usize) -> f64 {
+        if self.white_idx == index {
+            self.white_score
+        } else {
+            1.0 - self.white_score
+        }
+    }
+}
+
 /// Play one game between two players from the game's current position.
 pub fn play_out(
     white: &mut dyn super::Player,
@@ -166,7 +178,7 @@ pub fn run_games(
                 start.moves().iter().map(|m| m.to_string()).collect()
             };
             let mut w = factories[t.white](t.seed);
-            let mut b = factories[t.black](t.seed ^ 0x5555_5555_5555_5555);
+            let mut b = factories[t.black](derive_seed(t.seed, "black-player", 0));
             let (game, outcome) = play_out(w.as_mut(), b.as_mut(), start);
             let headers = PdnHeaders {
                 event: s.event.clone(),
@@ -258,12 +270,7 @@ pub fn run_sprt(
     };
     for part in tasks.chunks(chunk) {
         for r in run_games(part, names, factories, s, progress) {
-            let first_score = if r.white_idx == 0 {
-                r.white_score
-            } else {
-                1.0 - r.white_score
-            };
-            match first_score {
+            match r.score_for_player(0) {
                 x if x > 0.75 => o.wins += 1,
                 x if x < 0.25 => o.losses += 1,
                 _ => o.draws += 1,
@@ -376,5 +383,49 @@ impl Standings {
             ));
         }
         s
+    }
+}
+
+/// Write a match's or tournament's files into `dir`, each atomically:
+/// `games.csv` (one [`GameRecord`] a row), `games.pdn` and `standings.csv`
+/// (one [`StandingRow`] a row).
+pub fn write_match_outputs(
+    dir: &std::path::Path,
+    records: &[GameRecord],
+    standings: &Standings,
+) -> Result<(), String> {
+    let fail =
+        |what: &str, e: &dyn std::fmt::Display| format!("cannot write {}: {e}", dir.join(what).display());
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let games = csv_bytes(records).map_err(|e| fail("games.csv", &e))?;
+    atomic_write(&dir.join("games.csv"), &games).map_err(|e| fail("games.csv", &e))?;
+    let pdn: String = records.iter().map(|r| r.pdn.as_str()).collect();
+    atomic_write(&dir.join("games.pdn"), pdn.as_bytes()).map_err(|e| fail("games.pdn", &e))?;
+    let table = csv_bytes(&standings.rows).map_err(|e| fail("standings.csv", &e))?;
+    atomic_write(&dir.join("standings.csv"), &table).map_err(|e| fail("standings.csv", &e))
+}
+
+fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+impl SprtOutcome {
+    /// The match's last line: games, the first player's record, the LLR,
+    /// its bounds and the decision.
+    pub fn summary(&self, sprt: &super::Sprt, games: usize, first: &str) -> String {
+        let (lo, hi) = sprt.bounds();
+        let decision = match self.decision {
+            Some(super::SprtDecision::H1) => "H1 accepted",
+            Some(super::SprtDecision::H0) => "H0 accepted",
+            None => "no decision within --games",
+        };
+        format!(
+            "SPRT elo0={} elo1={} alpha={} beta={}: {games} games ({}-{}-{} for {first}), LLR {:.3} (bounds {lo:.3}, {hi:.3}): {decision}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, self.wins, self.draws, self.losses, self.llr
+        )
     }
 }

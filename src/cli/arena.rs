@@ -1,17 +1,15 @@
 //! `damone match` and `damone tournament`.
 
-use super::chart::line_chart;
 use super::{parse_position, parse_variant, progress_bar, DeviceOpt};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damone::arena::tournament::{schedule, GameRecord};
+use damone::arena::tournament::schedule;
 use damone::arena::{
-    read_openings, run_games, run_sprt, MatchSettings, PlayerFactory, Sprt, SprtDecision, Standings,
+    read_openings, run_games, run_sprt, split_player_list, write_match_outputs, MatchSettings, PlayerFactory,
+    Sprt, Standings,
 };
 use damone::game::DrawRules;
-use damone::net::ComputeDevice;
-use damone::run::{read_rows, Metrics, RunDir};
-use damone::util::atomic_write;
+use damone::player::run_tournament::{CheckpointTournament, DEFAULT_BASELINES};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -79,13 +77,10 @@ pub struct TournamentArgs {
     /// baseline ladder (default random,alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6).
     #[arg(long, required_unless_present = "run")]
     pub players: Option<String>,
-    /// Rate every kept checkpoint of this training run against the baselines,
-    /// and plot rating against training time.
+    /// Rate every kept checkpoint of this run folder (checkpoints/<run>)
+    /// against the baselines, and plot rating against training time.
     #[arg(long)]
-    pub run: Option<String>,
-    /// Folder holding runs (for --run).
-    #[arg(long, default_value = "checkpoints")]
-    pub checkpoint_dir: PathBuf,
+    pub run: Option<PathBuf>,
     /// Simulations per move for checkpoint players (for --run).
     #[arg(long, default_value_t = 64)]
     pub sims: u32,
@@ -94,31 +89,6 @@ pub struct TournamentArgs {
     pub gauntlet: bool,
     #[command(flatten)]
     pub opts: ArenaOpts,
-}
-
-/// Split a `--players` list, re-attaching `key=value` items to their spec.
-pub fn split_players(list: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for tok in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let is_option = tok.contains('=') && !tok.contains(':');
-        match out.last_mut() {
-            Some(last) if is_option => {
-                if !last.contains(':') {
-                    last.push(':');
-                } else {
-                    last.push(',');
-                }
-                last.push_str(tok);
-            }
-            _ => out.push(tok.to_string()),
-        }
-    }
-    out
-}
-
-/// Build a factory for any player spec, the network kind included.
-fn factory(text: &str, device: &ComputeDevice) -> Result<PlayerFactory> {
-    damone::player::factory_on(text, device).with_context(|| format!("player '{text}'"))
 }
 
 fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
@@ -148,24 +118,6 @@ fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
     Ok(s)
 }
 
-/// Write games.csv, games.pdn and standings.csv atomically.
-pub fn write_outputs(dir: &Path, records: &[GameRecord], standings: &Standings) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in records {
-        w.serialize(r)?;
-    }
-    atomic_write(&dir.join("games.csv"), &w.into_inner()?)?;
-    let pdn: String = records.iter().map(|r| r.pdn.as_str()).collect();
-    atomic_write(&dir.join("games.pdn"), pdn.as_bytes())?;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in &standings.rows {
-        w.serialize(r)?;
-    }
-    atomic_write(&dir.join("standings.csv"), &w.into_inner()?)?;
-    Ok(())
-}
-
 /// Play all pairings among `names` (or, with `sprt`, the one pairing until
 /// the test decides), print standings, write outputs.
 pub fn run(
@@ -179,8 +131,8 @@ pub fn run(
     let device = o.device.for_players(names.iter().map(String::as_str))?;
     let factories = names
         .iter()
-        .map(|n| factory(n, &device))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|n| damone::player::factory_on(n, &device).with_context(|| format!("player '{n}'")))
+        .collect::<Result<Vec<PlayerFactory>>>()?;
     let anchor = match &o.anchor {
         Some(a) => names
             .iter()
@@ -203,29 +155,9 @@ pub fn run(
     let standings = Standings::compute(&names, &records, anchor);
     print!("{}", standings.table());
     if let (Some(t), Some(v)) = (sprt, &verdict) {
-        let (lo, hi) = t.bounds();
-        println!(
-            "SPRT elo0={} elo1={} alpha={} beta={}: {} games ({}-{}-{} for {}), LLR {:.3} (bounds {:.3}, {:.3}): {}",
-            t.elo0,
-            t.elo1,
-            t.alpha,
-            t.beta,
-            records.len(),
-            v.wins,
-            v.draws,
-            v.losses,
-            names[0],
-            v.llr,
-            lo,
-            hi,
-            match v.decision {
-                Some(SprtDecision::H1) => "H1 accepted",
-                Some(SprtDecision::H0) => "H0 accepted",
-                None => "no decision within --games",
-            }
-        );
+        println!("{}", v.summary(t, records.len(), &names[0]));
     }
-    write_outputs(&o.out, &records, &standings)?;
+    write_match_outputs(&o.out, &records, &standings).map_err(anyhow::Error::msg)?;
     eprintln!(
         "{} games in {:.1} s; wrote {}/games.csv, games.pdn, standings.csv",
         records.len(),
@@ -253,10 +185,10 @@ pub fn run_match(a: MatchArgs) -> Result<()> {
 }
 
 pub fn run_tournament(a: TournamentArgs) -> Result<()> {
-    if let Some(run_name) = &a.run {
-        return run_checkpoints(&a, run_name);
+    if let Some(run_dir) = &a.run {
+        return run_checkpoints(&a, run_dir);
     }
-    let names = split_players(a.players.as_deref().unwrap_or_default());
+    let names = split_player_list(a.players.as_deref().unwrap_or_default());
     if names.len() < 2 {
         bail!("--players needs at least two player specs, got {}", names.len());
     }
@@ -278,102 +210,17 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
 }
 
 /// `tournament --run`: every kept checkpoint against the baseline ladder.
-fn run_checkpoints(a: &TournamentArgs, run_name: &str) -> Result<()> {
-    let dir = a.checkpoint_dir.join(run_name);
-    if !dir.is_dir() {
-        bail!("no run folder {}", dir.display());
-    }
-    let iters = RunDir::new(&dir).checkpoints();
-    if iters.is_empty() {
-        bail!("run {} has no checkpoints", dir.display());
-    }
-    if a.sims == 0 {
-        bail!("--sims must be at least 1");
-    }
-    let baselines = split_players(
-        a.players
-            .as_deref()
-            .unwrap_or("random,alphabeta:depth=2,alphabeta:depth=4,alphabeta:depth=6"),
-    );
-    let mut names = baselines.clone();
-    for k in &iters {
-        names.push(format!("net:{}/iter_{k:04},sims={}", dir.display(), a.sims));
-    }
-    let nb = baselines.len();
-    let mut pairs: Vec<(usize, usize)> = (0..nb).flat_map(|i| (i + 1..nb).map(move |j| (i, j))).collect();
-    for c in nb..names.len() {
-        for b in 0..nb {
-            pairs.push((c, b));
-        }
-    }
+fn run_checkpoints(a: &TournamentArgs, run_dir: &Path) -> Result<()> {
+    let baselines = split_player_list(a.players.as_deref().unwrap_or(DEFAULT_BASELINES));
+    let t = CheckpointTournament::new(run_dir, baselines, a.sims).map_err(anyhow::Error::msg)?;
     let standings = run(
-        names.clone(),
-        pairs,
+        t.names.clone(),
+        t.pairs.clone(),
         &a.opts,
         "damone checkpoint tournament",
         None,
     )?;
-    // Rating against training time.
-    let wall: std::collections::BTreeMap<u32, f64> = read_rows::<Metrics>(&RunDir::new(&dir).metrics_path())?
-        .into_iter()
-        .map(|m| (m.iteration, m.wall_s))
-        .collect();
-    let mut csv = String::from("iteration,training_minutes,elo,elo_95,score,games\n");
-    let mut pts = Vec::new();
-    for (k, name) in iters.iter().zip(&names[nb..]) {
-        let row = standings
-            .rows
-            .iter()
-            .find(|r| &r.player == name)
-            .expect("player in standings");
-        let minutes = wall.get(k).copied().unwrap_or(0.0) / 60.0;
-        csv.push_str(&format!(
-            "{k},{minutes:.1},{:.1},{:.1},{:.4},{}\n",
-            row.elo, row.elo_95, row.score, row.games
-        ));
-        pts.push((minutes, row.elo));
-    }
-    atomic_write(&a.opts.out.join("ratings_by_iteration.csv"), csv.as_bytes())?;
-    let mut series = vec![("checkpoints".to_string(), pts)];
-    for b in &baselines {
-        if let Some(r) = standings.rows.iter().find(|r| &r.player == b) {
-            let (x0, x1) = (0.0, wall.values().copied().fold(1.0, f64::max) / 60.0);
-            series.push((b.clone(), vec![(x0, r.elo), (x1, r.elo)]));
-        }
-    }
-    let svg = a.opts.out.join("rating.svg");
-    line_chart(
-        &svg,
-        &format!(
-            "rating of run '{run_name}' against training time (anchor: {})",
-            standings.anchor
-        ),
-        "training time (minutes)",
-        "Elo",
-        &series,
-    )?;
-    eprintln!(
-        "wrote {}/ratings_by_iteration.csv and {}",
-        a.opts.out.display(),
-        svg.display()
-    );
+    let (csv, svg) = t.write_ratings(&standings, &a.opts.out)?;
+    eprintln!("wrote {} and {}", csv.display(), svg.display());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_players;
-
-    #[test]
-    fn players_list_keeps_options_with_their_spec() {
-        assert_eq!(
-            split_players("random,alphabeta:depth=2,mcts:sims=100,algo=gumbel,net:a/b,sims=5"),
-            [
-                "random",
-                "alphabeta:depth=2",
-                "mcts:sims=100,algo=gumbel",
-                "net:a/b,sims=5"
-            ]
-        );
-    }
 }

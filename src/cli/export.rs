@@ -2,10 +2,9 @@
 //! (plus the weights as safetensors for inspection in Python).
 
 use anyhow::{bail, Context, Result};
-use burn::store::{ModuleSnapshot, SafetensorsStore};
 use clap::Args;
 use damone::player::LoadedNet;
-use damone::run::{Checkpoint, RunDir};
+use damone::run::Checkpoint;
 use damone::util::atomic_write;
 use std::path::PathBuf;
 
@@ -38,21 +37,7 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
     if a.sims == Some(0) {
         bail!("--sims must be at least 1");
     }
-    let ck = if a.checkpoint.is_dir()
-        && !a.checkpoint.join("state.toml").exists()
-        && !RunDir::new(&a.checkpoint).checkpoints().is_empty()
-    {
-        let run = RunDir::new(&a.checkpoint);
-        let latest = run.latest()?;
-        let best = latest.state.best_iteration;
-        if a.latest || best == 0 || !run.iter_dir(best).is_dir() {
-            latest
-        } else {
-            Checkpoint::open(&run.iter_dir(best))?
-        }
-    } else {
-        Checkpoint::open(&a.checkpoint)?
-    };
+    let ck = Checkpoint::for_player(&a.checkpoint, a.latest)?;
     eprintln!("exporting {}", ck.dir.display());
     let sims = a.sims.unwrap_or(ck.config.eval.sims);
     let mut loaded = LoadedNet::from_checkpoint(&ck, sims)?;
@@ -61,20 +46,9 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
     let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;
     atomic_write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
     let st_path = a.out.with_extension("safetensors");
-    let h = &loaded.header;
-    let mut store = SafetensorsStore::from_bytes(None)
-        .metadata("damone_run", h.provenance.run.clone())
-        .metadata("damone_iteration", h.provenance.iteration.to_string())
-        .metadata("damone_encoding_version", h.encoding_version.to_string())
-        .metadata("damone_model", h.model.describe());
-    loaded
-        .net
-        .save_into(&mut store)
-        .map_err(|e| anyhow::anyhow!("safetensors export failed: {e}"))?;
-    let st = store
-        .get_bytes()
-        .map_err(|e| anyhow::anyhow!("safetensors export failed: {e}"))?;
+    let st = loaded.safetensors_bytes().map_err(anyhow::Error::msg)?;
     atomic_write(&st_path, &st).with_context(|| format!("cannot write {}", st_path.display()))?;
+    let h = &loaded.header;
     eprintln!(
         "wrote {} ({} bytes: run {}, iteration {}, {} sims) and {}",
         a.out.display(),

@@ -2,7 +2,6 @@
 
 mod analyse;
 mod arena;
-mod chart;
 mod dist;
 mod engine;
 mod export;
@@ -139,30 +138,7 @@ pub fn parse_position(fen: Option<&str>, variant: Variant) -> Result<Position> {
     }
 }
 
-/// The next line of `input` without its line end: `Ok` with the text,
-/// `Err` with a message for a line that is not UTF-8 (the caller answers
-/// it and reads on), None at the end of input or on a read error.
-pub fn next_line(input: &mut impl std::io::BufRead) -> Option<std::result::Result<String, String>> {
-    let mut buf = Vec::new();
-    match input.read_until(b'\n', &mut buf) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => {
-            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                buf.pop();
-            }
-            Some(String::from_utf8(buf).map_err(|_| "the line is not valid UTF-8".to_string()))
-        }
-    }
-}
-
-/// `text` cut to at most `max` characters (with "..." when cut), for
-/// echoing user input in messages.
-pub fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}...", &text[..i]),
-    }
-}
+pub use damone::util::{clip, next_line};
 
 /// A progress bar on stderr; hidden with `--quiet` or when stderr is not a terminal.
 pub fn progress_bar(len: u64, what: &str, quiet: bool) -> indicatif::ProgressBar {

@@ -1,9 +1,10 @@
 //! `damone perft`, `damone moves` and `damone bench`.
 
 use super::{parse_position, parse_variant};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
-use damone::game::{divide, perft as count, Position};
+use damone::bench::{alphabeta_suite, mcts_suite, net_suite, perft_suite, NetBenchConfig};
+use damone::game::{divide, perft as count};
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -124,13 +125,6 @@ pub fn moves(a: MovesArgs) -> Result<()> {
     Ok(())
 }
 
-/// Positions for `damone bench`: the start position and two middle games.
-pub const BENCH_FENS: [(&str, u32); 3] = [
-    ("W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8", 0),
-    ("W:WIg2,Df1,Dh3,d3,e4,f3,g4,h5:BIb7,Da6,Dc8,a4,b5,c6,d5,e8", 0),
-    ("B:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4", 0),
-];
-
 pub fn bench(a: BenchArgs) -> Result<()> {
     if a.depth == 0 {
         bail!("--depth must be at least 1");
@@ -149,210 +143,94 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     }
 }
 
-/// Calls of `f` per second over about `seconds` (after one warm-up call).
-fn per_second(seconds: f64, mut f: impl FnMut()) -> f64 {
-    f();
-    let t = Instant::now();
-    let mut n = 0u64;
-    while n < 3 || t.elapsed().as_secs_f64() < seconds {
-        f();
-        n += 1;
-    }
-    n as f64 / t.elapsed().as_secs_f64()
-}
-
-/// Network figures for each `--threads` x `--batch`: the fast inference
-/// path's forward pass (full policy), the search evaluator (policy at the
-/// legal moves only, softmax), optionally burn's forward pass, and a
-/// training step (burn autodiff + AdamW) at each batch of 16 or more.
+/// Prints the network suite's figures (text, or CSV with `--csv`).
 fn bench_net(a: &BenchArgs) -> Result<()> {
-    use burn::module::Module as _;
-    use burn::tensor::Device;
-    use damone::mcts::{EvalRequest, Evaluator};
-    use damone::net::{planes_tensor, NetEvaluator, Observation};
-    if !(a.seconds > 0.0 && a.seconds <= 600.0) {
-        bail!("--seconds must be in (0, 600], got {}", a.seconds);
-    }
     let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
-    let flex = Device::flex();
-    flex.seed(1);
-    let net = cfg.model.init(&flex);
-    let mut devices = Vec::new();
-    for &choice in &a.device {
-        let d = damone::net::ComputeDevice::select(choice).with_context(|| format!("--device {choice}"))?;
-        eprintln!(
-            "device {}: {}",
-            if d.is_gpu() { "gpu" } else { "cpu" },
-            d.describe()
-        );
-        let label = if d.is_gpu() { "gpu" } else { "cpu" };
-        let valid = net.valid().to_device(d.burn());
-        let ev = NetEvaluator::on_device(&net, &d);
-        devices.push((label, d, valid, ev));
-    }
-    let im2col = a.ablation.then(|| {
-        NetEvaluator::with_fast(damone::net::FastNet::with_algorithm(
-            &net,
-            damone::net::ConvAlgorithm::Im2col,
-        ))
-    });
-    let max_batch = a.batch.iter().copied().max().unwrap_or(1) as usize;
-    let games = damone::net::bench_games(max_batch, 1);
-    let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let obs_all: Vec<Observation> = games
-        .iter()
-        .map(|g| Observation::of_game(g, cfg.model.inputs))
-        .collect();
-    let samples = damone::train::bench_samples(&games, &moves);
     let threads: Vec<usize> = if a.threads.is_empty() {
         vec![rayon::current_num_threads()]
     } else {
         a.threads.iter().map(|&t| t as usize).collect()
     };
+    let suite = NetBenchConfig {
+        model: cfg.model.clone(),
+        train: cfg.train.clone(),
+        batches: a.batch.iter().map(|&b| b as usize).collect(),
+        threads,
+        devices: a.device.clone(),
+        seconds: a.seconds,
+        ablation: a.ablation,
+        no_train: a.no_train,
+    };
     let shape = format!("{}x{}", cfg.model.blocks, cfg.model.channels);
     if a.csv {
         println!("what,threads,batch,per_second,device");
     }
-    let report = |what: &str, t: usize, b: usize, rate: f64, unit: &str, dev: &str| {
-        if a.csv {
-            println!("{what},{t},{b},{rate:.1},{dev}");
-        } else {
-            println!("net {shape} {dev} threads {t} batch {b}: {what} {rate:.0} {unit}/s");
-        }
-    };
-    for &t in &threads {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build()?;
-        pool.install(|| -> Result<()> {
-            for &b in &a.batch {
-                let b = b as usize;
-                let obs = &obs_all[..b];
-                let reqs: Vec<EvalRequest<'_>> = games[..b]
-                    .iter()
-                    .zip(&moves)
-                    .map(|(g, m)| EvalRequest { game: g, moves: m })
-                    .collect();
-                for (dev, d, valid, ev) in devices.iter_mut() {
-                    let dev: &str = dev;
-                    if a.ablation {
-                        let rate = per_second(a.seconds, || {
-                            let (p, v) = valid.forward(planes_tensor(obs, valid.inputs(), d.burn()));
-                            let _ = (p.into_data(), v.into_data());
-                        });
-                        report("burn_forward", t, b, rate * b as f64, "positions", dev);
-                    }
-                    let rate = per_second(a.seconds, || {
-                        ev.infer(obs);
-                    });
-                    report("forward", t, b, rate * b as f64, "positions", dev);
-                    if let (Some(im2col), false) = (&im2col, d.is_gpu()) {
-                        let rate = per_second(a.seconds, || {
-                            im2col.infer(obs);
-                        });
-                        report("forward_im2col", t, b, rate * b as f64, "positions", dev);
-                    }
-                    let rate = per_second(a.seconds, || {
-                        ev.evaluate(&reqs);
-                    });
-                    report("evaluator", t, b, rate * b as f64, "evaluations", dev);
-                    // With --ablation, burn's autodiff step beside the
-                    // hand-written one (the CPU default).
-                    let steps: &[(&str, bool)] = if a.ablation && !d.is_gpu() {
-                        &[("train_burn", false), ("train", true)]
-                    } else {
-                        &[("train", true)]
-                    };
-                    for &(what, fast) in steps.iter().filter(|_| !a.no_train && b >= 16) {
-                        let mut params = cfg.train.clone();
-                        params.batch_size = b;
-                        params.fast_step = fast;
-                        let mut trainer =
-                            damone::train::Trainer::new(cfg.model.clone(), params, d.burn().clone());
-                        let mut rng = damone::util::rng_stream(1, "bench-train", 0);
-                        let batch: Vec<&damone::data::Sample> = samples[..b].iter().collect();
-                        let rate = per_second(a.seconds, || {
-                            trainer.train_step(&batch, &mut rng);
-                        });
-                        report(what, t, b, rate * b as f64, "samples", dev);
-                    }
-                }
+    net_suite(
+        &suite,
+        &mut |label, description| eprintln!("device {label}: {description}"),
+        &mut |f| {
+            if a.csv {
+                println!(
+                    "{},{},{},{:.1},{}",
+                    f.what, f.threads, f.batch, f.per_second, f.device
+                );
+            } else {
+                println!(
+                    "net {shape} {} threads {} batch {}: {} {:.0} {}/s",
+                    f.device, f.threads, f.batch, f.what, f.per_second, f.unit
+                );
             }
-            Ok(())
-        })?;
-    }
-    Ok(())
+        },
+    )
+    .map_err(anyhow::Error::msg)
 }
 
-/// Alpha-beta nodes/s and MCTS simulations/s (zero-value evaluator).
+/// Prints alpha-beta nodes/s and MCTS simulations/s.
 fn bench_search() -> Result<()> {
-    use damone::arena::{AlphaBeta, Limits};
-    use damone::game::{DrawRules, Game, Variant};
-    use damone::mcts::{search, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
-    let mut total = (0u64, 0.0f64);
-    for (fen, _) in BENCH_FENS {
-        let g = Game::new(Position::from_fen(fen, Variant::Standard)?, DrawRules::default());
-        let mut ab = AlphaBeta::new(
-            "bench".into(),
-            Limits {
-                depth: Some(9),
-                ..Default::default()
-            },
-        );
-        let t = Instant::now();
-        ab.search(&g);
-        let secs = t.elapsed().as_secs_f64();
+    let (mut nodes, mut secs) = (0u64, 0.0f64);
+    for f in alphabeta_suite().map_err(anyhow::Error::msg)? {
         println!(
-            "alphabeta depth 9 {fen}: nodes {} seconds {secs:.3} nodes/s {:.0}",
-            ab.nodes(),
-            ab.nodes() as f64 / secs
+            "alphabeta depth 9 {}: nodes {} seconds {:.3} nodes/s {:.0}",
+            f.fen,
+            f.nodes,
+            f.seconds,
+            f.nodes as f64 / f.seconds
         );
-        total.0 += ab.nodes();
-        total.1 += secs;
+        nodes += f.nodes;
+        secs += f.seconds;
     }
-    println!("alphabeta total nodes/s {:.0}", total.0 as f64 / total.1);
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
-    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
-        let sims = 200_000;
-        let params = SearchParams {
-            algorithm: algo,
-            simulations: sims,
-            ..Default::default()
-        };
-        let mut tree = Tree::new(&g, params, damone::util::rng_stream(1, "bench", 0));
-        let t = Instant::now();
-        search(&mut tree, &mut UniformEvaluator);
-        let secs = t.elapsed().as_secs_f64();
+    println!("alphabeta total nodes/s {:.0}", nodes as f64 / secs);
+    for f in mcts_suite() {
         println!(
-            "mcts {algo:?} zero-value evaluator: {sims} simulations in {secs:.3} s = {:.0} simulations/s ({} nodes)",
-            sims as f64 / secs,
-            tree.node_count()
+            "mcts {:?} zero-value evaluator: {} simulations in {:.3} s = {:.0} simulations/s ({} nodes)",
+            f.algorithm,
+            f.simulations,
+            f.seconds,
+            f.simulations as f64 / f.seconds,
+            f.nodes
         );
     }
     Ok(())
 }
 
+/// Prints perft leaf nodes/s of each bench position and in all.
 fn bench_perft(a: &BenchArgs) -> Result<()> {
-    let mut total_nodes = 0u64;
-    let mut total_secs = 0.0;
-    for (fen, delta) in BENCH_FENS {
-        let pos = Position::from_fen(fen, damone::game::Variant::Standard)?;
-        let depth = a.depth.saturating_sub(delta).max(1);
-        let mut best = f64::INFINITY;
-        let mut nodes = 0;
-        for _ in 0..a.repeat.max(1) {
-            let t = Instant::now();
-            nodes = count(&pos, depth);
-            best = best.min(t.elapsed().as_secs_f64());
-        }
+    let (mut nodes, mut secs) = (0u64, 0.0f64);
+    for f in perft_suite(a.depth, a.repeat).map_err(anyhow::Error::msg)? {
         println!(
-            "{fen} depth {depth} nodes {nodes} seconds {best:.3} nodes/s {:.0}",
-            nodes as f64 / best
+            "{} depth {} nodes {} seconds {:.3} nodes/s {:.0}",
+            f.fen,
+            f.depth,
+            f.nodes,
+            f.seconds,
+            f.nodes as f64 / f.seconds
         );
-        total_nodes += nodes;
-        total_secs += best;
+        nodes += f.nodes;
+        secs += f.seconds;
     }
     println!(
-        "total nodes {total_nodes} seconds {total_secs:.3} nodes/s {:.0}",
-        total_nodes as f64 / total_secs
+        "total nodes {nodes} seconds {secs:.3} nodes/s {:.0}",
+        nodes as f64 / secs
     );
     Ok(())
 }

@@ -3,11 +3,12 @@
 //! as PDN at the end.
 
 use super::{clip, next_line, parse_position, parse_variant};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use damone::game::{parse_move, to_pdn, Color, Game, Outcome, PdnHeaders, Piece, Position, Rank, Square};
+use damone::arena::{parse_color, Player, PlayerFactory, VersusGame};
+use damone::game::{Color, Piece, Position, Rank, Square};
 use damone::player::open_on;
-use damone::util::atomic_write;
+use damone::util::{atomic_write, derive_seed};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -119,127 +120,131 @@ const HELP: &str =
     "commands: a move (f3-e4, e4xg6xe8), moves (list legal moves), undo (take back your last move), \
 board, resign, help, quit";
 
+/// What the person typed at the prompt.
+enum Typed<'a> {
+    Nothing,
+    Help,
+    Quit,
+    Board,
+    Moves,
+    Resign,
+    Undo,
+    Move(&'a str),
+}
+
+fn typed(line: &str) -> Typed<'_> {
+    match line.trim() {
+        "" => Typed::Nothing,
+        "help" | "?" => Typed::Help,
+        "quit" | "exit" => Typed::Quit,
+        "board" => Typed::Board,
+        "moves" => Typed::Moves,
+        "resign" => Typed::Resign,
+        "undo" => Typed::Undo,
+        text => Typed::Move(text),
+    }
+}
+
 pub fn run_play(a: PlayArgs) -> Result<()> {
     let variant = parse_variant(&a.variant)?;
     let start = parse_position(a.fen.as_deref(), variant)?;
-    let human = match a.color.as_str() {
-        "white" | "w" => Color::White,
-        "black" | "b" => Color::Black,
-        other => bail!("--color must be white or black, got '{other}'"),
-    };
-    let spec = a.opponent.clone();
-    let device = a.device.for_players([spec.as_str()])?;
+    let human = parse_color(&a.color).map_err(|e| anyhow::anyhow!("--color: {e}"))?;
+    let device = a.device.for_players([a.opponent.as_str()])?;
     let (make, header) =
-        open_on(&spec, &device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
+        open_on(&a.opponent, &device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
     let mut bot = make(a.seed);
     // A network opponent plays under its own draw rules.
-    let mut game = Game::new(start, header.map(|h| h.rules).unwrap_or_default());
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let rules = header.map(|h| h.rules).unwrap_or_default();
+    let mut versus = VersusGame::new(start, rules, human, bot.name());
     let mut out = std::io::stdout().lock();
-    let mut outcome: Option<Outcome> = None;
-    let mut show = true;
     // The game is saved however the loop ends (end of input, quit, an
     // output error).
-    let played = (|| -> Result<()> {
-        writeln!(
-            out,
-            "damone: you play {} against {}. {HELP}",
-            human.name(),
-            bot.name()
-        )?;
-        loop {
-            let moves = game.position().legal_moves();
-            if let Some(o) = game.outcome_with(&moves) {
-                outcome = Some(o);
-                break;
-            }
-            if game.position().side_to_move() != human {
-                let m = bot.choose(&game);
-                writeln!(out, "{} plays {m}", bot.name())?;
-                game.play_unchecked(&m);
-                bot.observe(&m);
-                show = true;
-                continue;
-            }
-            if show {
-                write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
-                show = false;
-            }
-            write!(out, "{} to move> ", human.name())?;
-            out.flush()?;
-            let line = match next_line(&mut input) {
-                None => {
-                    writeln!(out)?;
-                    break;
-                }
-                Some(Err(e)) => {
-                    writeln!(out, "error: {e}")?;
-                    continue;
-                }
-                Some(Ok(line)) => line,
-            };
-            match line.trim() {
-                "" => {}
-                "help" | "?" => writeln!(out, "{HELP}")?,
-                "quit" | "exit" => break,
-                "board" => show = true,
-                "moves" => {
-                    let list: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                    writeln!(out, "legal moves: {}", list.join(" "))?;
-                }
-                "resign" => {
-                    game.resign(human);
-                    outcome = game.outcome();
-                    break;
-                }
-                "undo" => {
-                    // Take back the bot's reply and your move.
-                    let mut n = 0;
-                    while game.undo() {
-                        n += 1;
-                        if game.position().side_to_move() == human {
-                            break;
-                        }
-                    }
-                    if n == 0 {
-                        writeln!(out, "nothing to undo")?;
-                    } else {
-                        // The bot replays from the new position.
-                        bot = make(a.seed ^ game.ply() as u64);
-                        show = true;
-                    }
-                }
-                text => match parse_move(game.position(), text) {
-                    Ok(m) => {
-                        game.play_unchecked(&m);
-                        bot.observe(&m);
-                        writeln!(out, "you play {m}")?;
-                    }
-                    Err(e) => writeln!(out, "{}", clip(&e.to_string(), 200))?,
-                },
-            }
-        }
-        write!(out, "\n{}", board_text(game.position(), human, a.ascii))?;
-        match &outcome {
-            Some(o) => writeln!(out, "result: {o}")?,
-            None => writeln!(out, "game stopped")?,
-        }
-        Ok(())
-    })();
-    let (white, black) = if human == Color::White {
-        ("human".to_string(), bot.name())
-    } else {
-        (bot.name(), "human".to_string())
-    };
-    let headers = PdnHeaders {
-        event: "damone play".into(),
-        white,
-        black,
-        ..Default::default()
-    };
-    atomic_write(&a.pdn, to_pdn(&game, outcome.as_ref(), &headers).as_bytes())
+    let played = play_loop(&a, &mut versus, &mut bot, &make, &mut out);
+    atomic_write(&a.pdn, versus.pdn("damone play", "human").as_bytes())
         .with_context(|| format!("cannot write {}", a.pdn.display()))?;
     let _ = writeln!(out, "game saved to {}", a.pdn.display());
     played
+}
+
+/// The game at the terminal until it ends, the person quits or the input ends.
+fn play_loop(
+    a: &PlayArgs,
+    versus: &mut VersusGame,
+    bot: &mut Box<dyn Player>,
+    make: &PlayerFactory,
+    out: &mut impl Write,
+) -> Result<()> {
+    let human = versus.human();
+    writeln!(
+        out,
+        "damone: you play {} against {}. {HELP}",
+        human.name(),
+        bot.name()
+    )?;
+    let mut input = std::io::stdin().lock();
+    let mut show = true;
+    while versus.outcome().is_none() {
+        if versus.engines_turn() {
+            let m = bot.choose(versus.game());
+            writeln!(out, "{} plays {m}", bot.name())?;
+            versus.play_engine(&m);
+            bot.observe(&m);
+            show = true;
+            continue;
+        }
+        if std::mem::take(&mut show) {
+            write!(out, "\n{}", board_text(versus.game().position(), human, a.ascii))?;
+        }
+        write!(out, "{} to move> ", human.name())?;
+        out.flush()?;
+        let line = match next_line(&mut input) {
+            None => {
+                writeln!(out)?;
+                break;
+            }
+            Some(Err(e)) => {
+                writeln!(out, "error: {e}")?;
+                continue;
+            }
+            Some(Ok(line)) => line,
+        };
+        match typed(&line) {
+            Typed::Nothing => {}
+            Typed::Help => writeln!(out, "{HELP}")?,
+            Typed::Quit => break,
+            Typed::Board => show = true,
+            Typed::Moves => {
+                let list: Vec<String> = versus
+                    .game()
+                    .position()
+                    .legal_moves()
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect();
+                writeln!(out, "legal moves: {}", list.join(" "))?;
+            }
+            Typed::Resign => versus.resign(),
+            Typed::Undo => match versus.undo() {
+                Err(e) => writeln!(out, "{e}")?,
+                Ok(_) => {
+                    // The engine replays from the new position.
+                    *bot = make(derive_seed(a.seed, "play-undo", versus.game().ply() as u64));
+                    show = true;
+                }
+            },
+            Typed::Move(text) => match versus.play_human(text) {
+                Ok(m) => {
+                    bot.observe(&m);
+                    writeln!(out, "you play {m}")?;
+                }
+                Err(e) => writeln!(out, "{}", clip(&e, 200))?,
+            },
+        }
+    }
+    write!(out, "\n{}", board_text(versus.game().position(), human, a.ascii))?;
+    match versus.outcome() {
+        Some(o) => writeln!(out, "result: {o}")?,
+        None => writeln!(out, "game stopped")?,
+    }
+    Ok(())
 }

@@ -2,11 +2,10 @@
 //! [`rate`](damone::player::rate::rate); prints each match's line and a
 //! table, and draws the rating curve (SVG) when several checkpoints are rated.
 
-use super::chart::line_chart;
 use super::{progress_bar, DeviceOpt};
 use anyhow::{bail, Result};
 use clap::Args;
-use damone::player::rate::{rate, RateConfig, RateEvent, RatingRow};
+use damone::player::rate::{draw_rating_curve, rate, RateConfig, RateEvent, RatingRow};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -125,36 +124,9 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
     }
     let csv = cfg.csv_path(&a.run);
     eprintln!("rows written to {}", csv.display());
-    let curve = curve(&rows);
-    if curve.iter().any(|(_, pts)| pts.len() > 1) {
-        let svg = csv.with_extension("svg");
-        line_chart(
-            &svg,
-            "score against alpha-beta",
-            "training minutes",
-            "score %",
-            &curve,
-        )?;
+    let svg = csv.with_extension("svg");
+    if draw_rating_curve(&rows, &svg)? {
         eprintln!("rating curve drawn in {}", svg.display());
     }
     Ok(())
-}
-
-/// One series per match kind (mode and opponent; equal time as one series
-/// whatever its move time): (training minutes, score %).
-fn curve(rows: &[RatingRow]) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for r in rows {
-        let name = match r.mode.as_str() {
-            "equal-time" => "equal time".to_string(),
-            "policy" => format!("raw policy vs {}", r.opponent),
-            _ => format!("{} sims vs {}", r.sims, r.opponent),
-        };
-        let pt = (r.train_minutes, 100.0 * r.score);
-        match series.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, pts)) => pts.push(pt),
-            None => series.push((name, vec![pt])),
-        }
-    }
-    series
 }

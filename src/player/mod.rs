@@ -31,6 +31,7 @@
 //! 1 files (no encoding version) are refused by name.
 
 pub mod rate;
+pub mod run_tournament;
 
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 use crate::game::{DrawRules, Variant};
@@ -192,14 +193,35 @@ impl LoadedNet {
         }
     }
 
-    /// Load a checkpoint folder (`.../iter_NNNN`) or a player file.
+    /// Load a player file, a checkpoint folder (`.../iter_NNNN`) or a run
+    /// folder (its best checkpoint, as
+    /// [`RunDir::player_checkpoint`](crate::run::RunDir::player_checkpoint)
+    /// picks it).
     pub fn load(path: impl AsRef<Path>) -> Result<LoadedNet, LoadError> {
         let path = path.as_ref();
         if path.is_dir() {
-            let ck = Checkpoint::open(path)?;
+            let ck = Checkpoint::for_player(path, false)?;
             return Ok(LoadedNet::from_checkpoint(&ck, ck.config.eval.sims)?);
         }
         Ok(LoadedNet::from_file(path)?)
+    }
+
+    /// The weights as safetensors, with the run, iteration, encoding
+    /// version and model shape in its metadata (for inspection in Python).
+    pub fn safetensors_bytes(&self) -> Result<Vec<u8>, String> {
+        use burn::store::{ModuleSnapshot, SafetensorsStore};
+        let h = &self.header;
+        let mut store = SafetensorsStore::from_bytes(None)
+            .metadata("damone_run", h.provenance.run.clone())
+            .metadata("damone_iteration", h.provenance.iteration.to_string())
+            .metadata("damone_encoding_version", h.encoding_version.to_string())
+            .metadata("damone_model", h.model.describe());
+        self.net
+            .save_into(&mut store)
+            .map_err(|e| format!("safetensors export failed: {e}"))?;
+        store
+            .get_bytes()
+            .map_err(|e| format!("safetensors export failed: {e}"))
     }
 
     /// Load a player file.

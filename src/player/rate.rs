@@ -24,6 +24,8 @@ use crate::game::Position;
 use crate::mcts::Budget;
 use crate::net::{bench_games, ComputeDevice, NetEvaluator};
 use crate::run::checkpoint::{CheckpointError, RunDir};
+use crate::util::chart::line_chart;
+use crate::util::derive_seed;
 use crate::util::elo::score_interval;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -192,135 +194,222 @@ pub fn rate(
 ) -> Result<Vec<RatingRow>, RateError> {
     cfg.validate()?;
     let run = RunDir::new(dir);
-    let mut iters = run.checkpoints();
-    if iters.is_empty() {
-        return Err(RateError::Empty(dir.to_path_buf()));
-    }
-    let newest = *iters.last().expect("not empty");
-    if cfg.last_only {
-        iters.drain(..iters.len() - 1);
-    } else if cfg.every > 1 {
-        iters.retain(|&k| k.is_multiple_of(cfg.every) || k == newest);
-    }
+    let iters = iterations_to_rate(&run, cfg)?;
     let mut rows = Vec::new();
     // Equal-time games and their timing run on one thread: the figure the
     // opponent gets must be the time the network took in the same setting.
     let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
-        let loaded = LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device);
-        let mut settings = MatchSettings::new(ck.config.variant);
-        settings.start = Position::start(ck.config.variant);
-        settings.rules = ck.config.rules;
-        settings.seed = cfg.seed;
-        settings.opening_plies = cfg.opening_plies;
-        settings.games_per_pair = cfg.games;
-        settings.event = format!("damone rate {}", dir.display());
-        let base = RatingRow {
-            iteration: k,
-            train_minutes: ck.state.wall_s / 60.0,
-            train_games: ck.state.games,
-            games: cfg.games,
-            ..Default::default()
-        };
-        let params = loaded.header.search.clone();
-        let mut finish = |mut row: RatingRow, w: u32, d: u32, l: u32, on: &mut dyn FnMut(&RateEvent)| {
-            let (s, h) = score_interval(w, d, l);
-            (row.wins, row.draws, row.losses, row.score, row.score_95) = (w, d, l, s, h);
-            on(&RateEvent::Row(row.clone()));
-            rows.push(row);
-        };
-        let mut ladder: Vec<(String, Searcher<'_>, u32)> = cfg
-            .depths
-            .iter()
-            .map(|&d| ("sims".to_string(), Searcher::Mcts(&params), d))
-            .collect();
-        if let Some(d) = cfg.policy_depth {
-            ladder.push(("policy".into(), Searcher::Policy, d));
-        }
-        for (mode, searcher, depth) in ladder {
-            let opponent = format!("alphabeta:depth={depth}");
-            on(&RateEvent::Match {
+        let rating = CheckpointRating {
+            loaded: LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device),
+            settings: match_settings(&ck, cfg, dir),
+            base: RatingRow {
                 iteration: k,
-                mode: mode.clone(),
-                opponent: opponent.clone(),
+                train_minutes: ck.state.wall_s / 60.0,
+                train_games: ck.state.games,
                 games: cfg.games,
-            });
-            let mut ev = NetEvaluator::on_device(&loaded.net, device);
-            let r = play_searcher_vs_alphabeta(
-                &mut ev,
-                searcher,
-                &settings,
-                depth,
-                cfg.games as usize,
-                cfg.seed,
-                &mut || on(&RateEvent::Game),
-            );
-            let row = RatingRow {
-                mode,
-                opponent,
-                sims: if matches!(searcher, Searcher::Policy) {
-                    0
-                } else {
-                    cfg.sims
-                },
-                ..base.clone()
-            };
-            finish(row, r.wins, r.draws, r.losses, on);
-        }
-        if cfg.equal_time {
-            let per_move = one.install(|| time_per_move(&loaded, cfg.sims, cfg.timing_positions, cfg.seed));
-            let ms = per_move.as_secs_f64() * 1e3;
-            let opponent = format!("alphabeta:movetime={ms:.1}ms");
-            on(&RateEvent::Match {
-                iteration: k,
-                mode: "equal-time".into(),
-                opponent: opponent.clone(),
-                games: cfg.games,
-            });
-            let net = Arc::new(loaded.clone());
-            let net_params = params.clone();
-            let seed = cfg.seed;
-            let net_player: PlayerFactory = Arc::new(move |s| {
-                Box::new(net.player_with("net", net_params.clone(), seed ^ s)) as Box<dyn Player>
-            });
-            let limits = Limits {
-                movetime: Some(per_move),
                 ..Default::default()
-            };
-            let ab_name = opponent.clone();
-            let alphabeta: PlayerFactory =
-                Arc::new(move |_| Box::new(AlphaBeta::new(ab_name.clone(), limits)) as Box<dyn Player>);
-            let factories = vec![net_player, alphabeta];
-            let names = vec!["net".to_string(), opponent.clone()];
-            let tasks = schedule(&[(0, 1)], &settings);
-            let progress = indicatif::ProgressBar::hidden();
-            let records = one.install(|| run_games(&tasks, &names, &factories, &settings, &progress));
-            let (mut w, mut d, mut l) = (0, 0, 0);
-            for r in &records {
-                let net_score = if r.white == names[0] {
-                    r.white_score
-                } else {
-                    1.0 - r.white_score
-                };
-                match net_score {
-                    s if s > 0.75 => w += 1,
-                    s if s < 0.25 => l += 1,
-                    _ => d += 1,
-                }
-                on(&RateEvent::Game);
-            }
-            let row = RatingRow {
-                mode: "equal-time".into(),
-                opponent,
-                sims: cfg.sims,
-                net_ms_per_move: ms,
-                ..base.clone()
-            };
-            finish(row, w, d, l, on);
+            },
+            device,
+            cfg,
+        };
+        rating.play_ladder(&mut rows, on);
+        if cfg.equal_time {
+            rating.play_equal_time(&one, &mut rows, on);
         }
     }
     let path = cfg.csv_path(dir);
     crate::run::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
+}
+
+/// The kept checkpoints `cfg` selects: all, the newest, or every `every`-th
+/// and the newest.
+fn iterations_to_rate(run: &RunDir, cfg: &RateConfig) -> Result<Vec<u32>, RateError> {
+    let mut iters = run.checkpoints();
+    let Some(&newest) = iters.last() else {
+        return Err(RateError::Empty(run.root.clone()));
+    };
+    if cfg.last_only {
+        iters = vec![newest];
+    } else if cfg.every > 1 {
+        iters.retain(|&k| k.is_multiple_of(cfg.every) || k == newest);
+    }
+    Ok(iters)
+}
+
+/// The protocol's matches from a checkpoint's variant and draw rules.
+fn match_settings(ck: &crate::run::Checkpoint, cfg: &RateConfig, dir: &Path) -> MatchSettings {
+    let mut settings = MatchSettings::new(ck.config.variant);
+    settings.start = Position::start(ck.config.variant);
+    settings.rules = ck.config.rules;
+    settings.seed = cfg.seed;
+    settings.opening_plies = cfg.opening_plies;
+    settings.games_per_pair = cfg.games;
+    settings.event = format!("damone rate {}", dir.display());
+    settings
+}
+
+/// One checkpoint under the protocol.
+struct CheckpointRating<'a> {
+    loaded: LoadedNet,
+    settings: MatchSettings,
+    /// The row's checkpoint fields, shared by its matches.
+    base: RatingRow,
+    device: &'a ComputeDevice,
+    cfg: &'a RateConfig,
+}
+
+impl CheckpointRating<'_> {
+    /// Score `w`-`d`-`l` into `row`, report it and keep it.
+    fn finish(
+        mut row: RatingRow,
+        (w, d, l): (u32, u32, u32),
+        rows: &mut Vec<RatingRow>,
+        on: &mut dyn FnMut(&RateEvent),
+    ) {
+        let (s, h) = score_interval(w, d, l);
+        (row.wins, row.draws, row.losses, row.score, row.score_95) = (w, d, l, s, h);
+        on(&RateEvent::Row(row.clone()));
+        rows.push(row);
+    }
+
+    /// The fixed-simulation ladder, then the raw policy.
+    fn play_ladder(&self, rows: &mut Vec<RatingRow>, on: &mut dyn FnMut(&RateEvent)) {
+        let params = self.loaded.header.search.clone();
+        let mut ladder: Vec<(&str, Searcher<'_>, u32)> = self
+            .cfg
+            .depths
+            .iter()
+            .map(|&d| ("sims", Searcher::Mcts(&params), d))
+            .collect();
+        if let Some(d) = self.cfg.policy_depth {
+            ladder.push(("policy", Searcher::Policy, d));
+        }
+        for (mode, searcher, depth) in ladder {
+            let opponent = format!("alphabeta:depth={depth}");
+            on(&RateEvent::Match {
+                iteration: self.base.iteration,
+                mode: mode.into(),
+                opponent: opponent.clone(),
+                games: self.cfg.games,
+            });
+            let mut ev = NetEvaluator::on_device(&self.loaded.net, self.device);
+            let r = play_searcher_vs_alphabeta(
+                &mut ev,
+                searcher,
+                &self.settings,
+                depth,
+                self.cfg.games as usize,
+                self.cfg.seed,
+                &mut || on(&RateEvent::Game),
+            );
+            let sims = if matches!(searcher, Searcher::Policy) {
+                0
+            } else {
+                self.cfg.sims
+            };
+            let row = RatingRow {
+                mode: mode.into(),
+                opponent,
+                sims,
+                ..self.base.clone()
+            };
+            Self::finish(row, (r.wins, r.draws, r.losses), rows, on);
+        }
+    }
+
+    /// Alpha-beta given the network player's own time per move, on one thread.
+    fn play_equal_time(
+        &self,
+        one: &rayon::ThreadPool,
+        rows: &mut Vec<RatingRow>,
+        on: &mut dyn FnMut(&RateEvent),
+    ) {
+        let cfg = self.cfg;
+        let per_move = one.install(|| time_per_move(&self.loaded, cfg.sims, cfg.timing_positions, cfg.seed));
+        let ms = per_move.as_secs_f64() * 1e3;
+        let opponent = format!("alphabeta:movetime={ms:.1}ms");
+        on(&RateEvent::Match {
+            iteration: self.base.iteration,
+            mode: "equal-time".into(),
+            opponent: opponent.clone(),
+            games: cfg.games,
+        });
+        let net = Arc::new(self.loaded.clone());
+        let params = self.loaded.header.search.clone();
+        let seed = cfg.seed;
+        let net_player: PlayerFactory = Arc::new(move |s| {
+            Box::new(net.player_with("net", params.clone(), derive_seed(seed, "rate-net", s)))
+                as Box<dyn Player>
+        });
+        let limits = Limits {
+            movetime: Some(per_move),
+            ..Default::default()
+        };
+        let ab_name = opponent.clone();
+        let alphabeta: PlayerFactory =
+            Arc::new(move |_| Box::new(AlphaBeta::new(ab_name.clone(), limits)) as Box<dyn Player>);
+        let names = vec!["net".to_string(), opponent.clone()];
+        let tasks = schedule(&[(0, 1)], &self.settings);
+        let progress = indicatif::ProgressBar::hidden();
+        let records = one.install(|| {
+            run_games(
+                &tasks,
+                &names,
+                &[net_player, alphabeta],
+                &self.settings,
+                &progress,
+            )
+        });
+        let mut wdl = (0, 0, 0);
+        for r in &records {
+            match r.score_for_player(0) {
+                s if s > 0.75 => wdl.0 += 1,
+                s if s < 0.25 => wdl.2 += 1,
+                _ => wdl.1 += 1,
+            }
+            on(&RateEvent::Game);
+        }
+        let row = RatingRow {
+            mode: "equal-time".into(),
+            opponent,
+            sims: cfg.sims,
+            net_ms_per_move: ms,
+            ..self.base.clone()
+        };
+        Self::finish(row, wdl, rows, on);
+    }
+}
+
+/// The rating curve of `rows` as an SVG at `svg`: one series per match kind
+/// (equal time as one series whatever its move time), score % against
+/// training minutes. Drawn only when some series has two points or more;
+/// returns whether it was.
+pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> anyhow::Result<bool> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in rows {
+        let name = match r.mode.as_str() {
+            "equal-time" => "equal time".to_string(),
+            "policy" => format!("raw policy vs {}", r.opponent),
+            _ => format!("{} sims vs {}", r.sims, r.opponent),
+        };
+        let pt = (r.train_minutes, 100.0 * r.score);
+        match series.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, pts)) => pts.push(pt),
+            None => series.push((name, vec![pt])),
+        }
+    }
+    if !series.iter().any(|(_, pts)| pts.len() > 1) {
+        return Ok(false);
+    }
+    line_chart(
+        svg,
+        "score against alpha-beta",
+        "training minutes",
+        "score %",
+        &series,
+    )?;
+    Ok(true)
 }

@@ -106,6 +106,16 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// The checkpoint `path` names wherever a player is named: a checkpoint
+    /// folder itself, or a run folder's
+    /// [`player_checkpoint`](RunDir::player_checkpoint).
+    pub fn for_player(path: &Path, latest: bool) -> Result<Checkpoint, CheckpointError> {
+        if RunDir::is_run_folder(path) {
+            return RunDir::new(path).player_checkpoint(latest);
+        }
+        Checkpoint::open(path)
+    }
+
     /// Read and check `dir/state.toml` and `dir/config.toml`.
     pub fn open(dir: &Path) -> Result<Checkpoint, CheckpointError> {
         let d = dir.to_path_buf();
@@ -243,6 +253,24 @@ impl RunDir {
             .last()
             .ok_or_else(|| CheckpointError::Empty(self.root.clone()))?;
         Checkpoint::open(&self.iter_dir(k))
+    }
+
+    /// The checkpoint a run folder stands for where a player is named: its
+    /// best by evaluation (the newest while none is rated, or when the best
+    /// was pruned), or its newest with `latest`.
+    pub fn player_checkpoint(&self, latest: bool) -> Result<Checkpoint, CheckpointError> {
+        let newest = self.latest()?;
+        let best = newest.state.best_iteration;
+        if latest || best == 0 || best == newest.state.iteration || !self.iter_dir(best).is_dir() {
+            return Ok(newest);
+        }
+        Checkpoint::open(&self.iter_dir(best))
+    }
+
+    /// Whether `path` is a run folder (a folder of checkpoints, not a
+    /// checkpoint itself).
+    pub fn is_run_folder(path: &Path) -> bool {
+        path.is_dir() && !path.join("state.toml").exists() && !RunDir::new(path).checkpoints().is_empty()
     }
 
     /// Write checkpoint `k` (temp folder, then rename).

@@ -28,6 +28,7 @@
 pub mod checkpoint;
 pub mod config;
 pub mod metrics;
+pub mod plots;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, RunDir, CHECKPOINT_VERSION,

@@ -3,8 +3,8 @@
 //! workers, one search at a time server-wide.
 
 use super::{board, player_list, AppState, MAX_MESSAGE};
-use crate::arena::{Player, PlayerFactory};
-use crate::game::{to_pdn, Color, DrawRules, Game, Move, Outcome, PdnHeaders, Position, Variant};
+use crate::arena::{parse_color, Player, PlayerFactory, VersusGame};
+use crate::game::{Color, DrawRules, Game, Move, Outcome, Position, Variant};
 use crate::mcts::Budget;
 use crate::player;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -58,9 +58,7 @@ enum Update {
 }
 
 struct Session {
-    game: Game,
-    human: Color,
-    opponent: String,
+    versus: VersusGame,
     bot: Option<Box<dyn Player>>,
     analyst: Option<Box<dyn Player>>,
     /// The engine's value (White's view: win minus loss) after each of its moves, by ply.
@@ -131,52 +129,38 @@ fn over_json(o: &Outcome) -> Value {
 }
 
 fn state_msg(s: &Session) -> Message {
-    let pos = s.game.position();
-    let outcome = s.game.outcome();
-    let moves: Vec<Value> = if outcome.is_none() && pos.side_to_move() == s.human {
+    let v = &s.versus;
+    let pos = v.game().position();
+    let outcome = v.outcome();
+    let moves: Vec<Value> = if v.humans_turn() {
         pos.legal_moves().iter().map(move_json).collect()
     } else {
         Vec::new()
     };
-    let (white, black) = if s.human == Color::White {
-        ("you".to_string(), s.opponent.clone())
-    } else {
-        (s.opponent.clone(), "you".to_string())
-    };
-    let pdn = to_pdn(
-        &s.game,
-        outcome.as_ref(),
-        &PdnHeaders {
-            event: "damone serve".into(),
-            white,
-            black,
-            ..Default::default()
-        },
-    );
     msg(json!({
         "type": "state",
         "fen": pos.to_fen(),
         "board": board(pos),
         "side": pos.side_to_move().name(),
-        "you": s.human.name(),
-        "opponent": s.opponent,
+        "you": v.human().name(),
+        "opponent": v.opponent(),
         "moves": moves,
-        "history": s.game.moves().iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        "history": v.game().moves().iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         "values": s.values.iter().map(|(ply, v)| json!([ply, v])).collect::<Vec<_>>(),
         "over": outcome.as_ref().map(over_json),
-        "pdn": pdn,
+        "pdn": v.pdn("damone serve", "you"),
         "thinking": s.busy,
     }))
 }
 
 /// Start the engine's reply if it is the engine's turn.
 async fn maybe_reply(s: &mut Session, st: &Arc<AppState>, tx: &mpsc::Sender<Update>) {
-    if s.busy || s.game.outcome().is_some() || s.game.position().side_to_move() == s.human {
+    if s.busy || !s.versus.engines_turn() {
         return;
     }
     let Some(mut bot) = s.bot.take() else { return };
     s.busy = true;
-    let game = s.game.clone();
+    let game = s.versus.game().clone();
     let tx = tx.clone();
     let permit = st.search.clone().acquire_owned().await;
     tokio::task::spawn_blocking(move || {
@@ -205,162 +189,165 @@ async fn handle(
         Ok(m) => m,
         Err(e) => return vec![err_msg(format!("malformed message: {e}"))],
     };
-    match m {
-        ClientMsg::New { opponent, color, fen } => {
-            let color = match color.as_str() {
-                "white" => Color::White,
-                "black" => Color::Black,
-                other => {
-                    return vec![err_msg(format!(
-                        "bad colour '{}' (expected white or black)",
-                        other.chars().take(20).collect::<String>()
-                    ))]
-                }
-            };
-            if let Some(old) = s.as_ref() {
-                old.cancel.store(true, Ordering::Relaxed);
-            }
-            if !player_list(&st.cfg).iter().any(|p| p.spec == opponent) {
-                return vec![err_msg(format!(
-                    "unknown player '{}': choose one from /api/players",
-                    opponent.chars().take(80).collect::<String>()
-                ))];
-            }
-            let start = match fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
-                None => Position::start(Variant::Standard),
-                Some(f) => match Position::from_fen(f, Variant::Standard) {
-                    Ok(p) => p,
-                    Err(e) => return vec![err_msg(format!("bad FEN: {e}"))],
-                },
-            };
-            let opened = tokio::task::spawn_blocking({
-                let opponent = opponent.clone();
-                let device = st.cfg.device.clone();
-                move || -> Result<(PlayerFactory, Option<player::PlayerHeader>), String> {
-                    player::open_on(&opponent, &device).map_err(|e| e.to_string())
-                }
-            })
-            .await;
-            let (make, header) = match opened {
-                Ok(Ok(x)) => x,
-                Ok(Err(e)) => return vec![err_msg(e)],
-                Err(_) => return vec![err_msg("the player could not be loaded")],
-            };
-            let rules = header.as_ref().map(|h| h.rules).unwrap_or(DrawRules::default());
-            let bot = make(1);
-            // A network analyses with itself; the other players with rollout MCTS.
-            let analyst: Box<dyn Player> = if header.is_some() {
-                make(2)
-            } else {
-                match player::factory("mcts:sims=400") {
-                    Ok(f) => f(2),
-                    Err(e) => return vec![err_msg(e)],
-                }
-            };
-            *s = Some(Session {
-                game: Game::new(start, rules),
-                human: color,
-                opponent,
-                bot: Some(bot),
-                analyst: Some(analyst),
-                values: Vec::new(),
-                cancel: Arc::new(AtomicBool::new(false)),
-                busy: false,
-            });
-            let sess = s.as_mut().expect("session");
-            maybe_reply(sess, st, tx).await;
-            vec![state_msg(sess)]
-        }
-        ClientMsg::Move { mv } => {
-            let Some(sess) = s.as_mut() else {
-                return vec![err_msg("no game: send {\"type\":\"new\",...} first")];
-            };
-            if let Some(o) = sess.game.outcome() {
-                return vec![err_msg(o.over_message())];
-            }
-            if sess.busy || sess.game.position().side_to_move() != sess.human {
-                return vec![err_msg("not your turn")];
-            }
-            match crate::game::parse_move(sess.game.position(), &mv) {
-                Err(e) => vec![err_msg(e)],
-                Ok(m) => {
-                    sess.game.play_unchecked(&m);
-                    if let Some(b) = sess.bot.as_mut() {
-                        b.observe(&m);
-                    }
-                    maybe_reply(sess, st, tx).await;
-                    vec![state_msg(sess)]
-                }
-            }
-        }
-        ClientMsg::Undo => {
-            let Some(sess) = s.as_mut() else {
-                return vec![err_msg("no game to undo")];
-            };
-            if sess.busy {
-                return vec![err_msg("wait for the engine's move")];
-            }
-            let mut n = 0;
-            while sess.game.undo() {
-                n += 1;
-                if sess.game.position().side_to_move() == sess.human {
-                    break;
-                }
-            }
-            if n == 0 {
-                return vec![err_msg("nothing to undo")];
-            }
-            let ply = sess.game.ply();
-            sess.values.retain(|(p, _)| *p <= ply);
-            vec![state_msg(sess)]
-        }
+    let answer = match m {
+        ClientMsg::New { opponent, color, fen } => new_game(s, st, tx, opponent, &color, fen).await,
+        ClientMsg::Move { mv } => human_move(s, st, tx, &mv).await,
+        ClientMsg::Undo => undo(s),
         ClientMsg::Stop => {
             if let Some(sess) = s.as_ref() {
                 sess.cancel.store(true, Ordering::Relaxed);
             }
-            Vec::new()
+            Ok(None)
         }
-        ClientMsg::Analyse { sims } => {
-            let Some(sess) = s.as_mut() else {
-                return vec![err_msg("no game to analyse")];
-            };
-            if let Some(o) = sess.game.outcome() {
-                return vec![err_msg(o.over_message())];
-            }
-            let Some(mut analyst) = sess.analyst.take() else {
-                return vec![err_msg("an analysis is already running")];
-            };
-            let total = sims.unwrap_or(800).clamp(8, st.cfg.max_sims);
-            sess.cancel = Arc::new(AtomicBool::new(false));
-            let cancel = sess.cancel.clone();
-            let game = sess.game.clone();
-            let tx = tx.clone();
-            let permit = st.search.clone().acquire_owned().await;
-            tokio::task::spawn_blocking(move || {
-                let _permit = permit;
-                let rounds = 8;
-                let step = total.div_ceil(rounds);
-                let mut done = 0;
-                let mut last = Value::Null;
-                while done < total && !cancel.load(Ordering::Relaxed) {
-                    let n = step.min(total - done);
-                    analyst.set_budget(Some(Budget::Simulations(n)));
-                    let Some(a) = analyst.analyse(&game) else { break };
-                    done += n;
-                    last = analysis_json(&a, done, false);
-                    if tx.blocking_send(Update::Analysis(last.clone(), None)).is_err() {
-                        return;
-                    }
-                }
-                if let Value::Object(mut o) = last {
-                    o.insert("done".into(), Value::Bool(true));
-                    last = Value::Object(o);
-                }
-                let _ = tx.blocking_send(Update::Analysis(last, Some(analyst)));
-            });
-            Vec::new()
+        ClientMsg::Analyse { sims } => start_analysis(s, st, tx, sims).await.map(|()| None),
+    };
+    match answer {
+        Ok(reply) => reply.into_iter().collect(),
+        Err(e) => vec![err_msg(e)],
+    }
+}
+
+/// `new`: a game against a listed opponent; the engine moves first when
+/// the user plays Black.
+async fn new_game(
+    s: &mut Option<Session>,
+    st: &Arc<AppState>,
+    tx: &mpsc::Sender<Update>,
+    opponent: String,
+    color: &str,
+    fen: Option<String>,
+) -> Result<Option<Message>, String> {
+    let human = parse_color(color)?;
+    if let Some(old) = s.as_ref() {
+        old.cancel.store(true, Ordering::Relaxed);
+    }
+    if !player_list(&st.cfg).iter().any(|p| p.spec == opponent) {
+        return Err(format!(
+            "unknown player '{}': choose one from /api/players",
+            opponent.chars().take(80).collect::<String>()
+        ));
+    }
+    let start = match fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        None => Position::start(Variant::Standard),
+        Some(f) => Position::from_fen(f, Variant::Standard).map_err(|e| format!("bad FEN: {e}"))?,
+    };
+    let (make, header) = open_player(&opponent, st).await?;
+    let rules = header.as_ref().map(|h| h.rules).unwrap_or(DrawRules::default());
+    // A network analyses with itself; the other players with rollout MCTS.
+    let analyst: Box<dyn Player> = if header.is_some() {
+        make(2)
+    } else {
+        player::factory("mcts:sims=400").map_err(|e| e.to_string())?(2)
+    };
+    let sess = s.insert(Session {
+        versus: VersusGame::new(start, rules, human, opponent),
+        bot: Some(make(1)),
+        analyst: Some(analyst),
+        values: Vec::new(),
+        cancel: Arc::new(AtomicBool::new(false)),
+        busy: false,
+    });
+    maybe_reply(sess, st, tx).await;
+    Ok(Some(state_msg(sess)))
+}
+
+/// Load a player off the async runtime (a network's weights are read from disk).
+async fn open_player(
+    spec: &str,
+    st: &Arc<AppState>,
+) -> Result<(PlayerFactory, Option<player::PlayerHeader>), String> {
+    let spec = spec.to_string();
+    let device = st.cfg.device.clone();
+    tokio::task::spawn_blocking(move || player::open_on(&spec, &device).map_err(|e| e.to_string()))
+        .await
+        .map_err(|_| "the player could not be loaded".to_string())?
+}
+
+/// `move`: the user's move, then the engine's reply is started.
+async fn human_move(
+    s: &mut Option<Session>,
+    st: &Arc<AppState>,
+    tx: &mpsc::Sender<Update>,
+    text: &str,
+) -> Result<Option<Message>, String> {
+    let sess = s.as_mut().ok_or("no game: send {\"type\":\"new\",...} first")?;
+    if sess.busy && sess.versus.outcome().is_none() {
+        return Err("not your turn".into());
+    }
+    let m = sess.versus.play_human(text)?;
+    if let Some(b) = sess.bot.as_mut() {
+        b.observe(&m);
+    }
+    maybe_reply(sess, st, tx).await;
+    Ok(Some(state_msg(sess)))
+}
+
+/// `undo`: take back the user's last move and the reply to it.
+fn undo(s: &mut Option<Session>) -> Result<Option<Message>, String> {
+    let sess = s.as_mut().ok_or("no game to undo")?;
+    if sess.busy {
+        return Err("wait for the engine's move".into());
+    }
+    sess.versus.undo()?;
+    let ply = sess.versus.game().ply();
+    sess.values.retain(|(p, _)| *p <= ply);
+    Ok(Some(state_msg(sess)))
+}
+
+/// `analyse`: stream the analyst's search in 8 rounds of growing budget,
+/// up to `sims` (capped by the server's `max_sims`).
+async fn start_analysis(
+    s: &mut Option<Session>,
+    st: &Arc<AppState>,
+    tx: &mpsc::Sender<Update>,
+    sims: Option<u32>,
+) -> Result<(), String> {
+    let sess = s.as_mut().ok_or("no game to analyse")?;
+    if let Some(o) = sess.versus.outcome() {
+        return Err(o.over_message());
+    }
+    let analyst = sess.analyst.take().ok_or("an analysis is already running")?;
+    let total = sims.unwrap_or(800).clamp(8, st.cfg.max_sims);
+    sess.cancel = Arc::new(AtomicBool::new(false));
+    let cancel = sess.cancel.clone();
+    let game = sess.versus.game().clone();
+    let tx = tx.clone();
+    let permit = st.search.clone().acquire_owned().await;
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        stream_analysis(analyst, &game, total, &cancel, &tx);
+    });
+    Ok(())
+}
+
+/// The analysis rounds on a blocking worker; the analyst goes back with
+/// the last update.
+fn stream_analysis(
+    mut analyst: Box<dyn Player>,
+    game: &Game,
+    total: u32,
+    cancel: &AtomicBool,
+    tx: &mpsc::Sender<Update>,
+) {
+    const ROUNDS: u32 = 8;
+    let step = total.div_ceil(ROUNDS);
+    let mut done = 0;
+    let mut last = Value::Null;
+    while done < total && !cancel.load(Ordering::Relaxed) {
+        let n = step.min(total - done);
+        analyst.set_budget(Some(Budget::Simulations(n)));
+        let Some(a) = analyst.analyse(game) else { break };
+        done += n;
+        last = analysis_json(&a, done, false);
+        if tx.blocking_send(Update::Analysis(last.clone(), None)).is_err() {
+            return;
         }
     }
+    if let Value::Object(mut o) = last {
+        o.insert("done".into(), Value::Bool(true));
+        last = Value::Object(o);
+    }
+    let _ = tx.blocking_send(Update::Analysis(last, Some(analyst)));
 }
 
 fn analysis_json(a: &crate::arena::Analysis, sims: u32, done: bool) -> Value {
@@ -399,12 +386,8 @@ async fn apply_update(
         Update::Reply(mut bot, mv, value) => {
             sess.busy = false;
             // A reply for a game that was replaced or undone is dropped.
-            let legal = sess.game.outcome().is_none()
-                && sess.game.position().side_to_move() != sess.human
-                && sess.game.position().legal_moves().contains(&mv);
-            if legal {
-                let mover = sess.game.position().side_to_move();
-                sess.game.play_unchecked(&mv);
+            let mover = sess.versus.game().position().side_to_move();
+            if sess.versus.play_engine(&mv) {
                 bot.observe(&mv);
                 if let Some(v) = value {
                     let white = if mover == Color::White {
@@ -412,7 +395,7 @@ async fn apply_update(
                     } else {
                         v[2] - v[0]
                     };
-                    sess.values.push((sess.game.ply(), white));
+                    sess.values.push((sess.versus.game().ply(), white));
                 }
             }
             sess.bot = Some(bot);

@@ -1,7 +1,8 @@
 //! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing,
-//! process CPU time and thread pools.
+//! process CPU time, thread pools, text lines and SVG charts.
 
 pub mod bin;
+pub mod chart;
 pub mod elo;
 
 use rand::SeedableRng;
@@ -15,9 +16,40 @@ pub type Rng = ChaCha8Rng;
 /// An RNG for a named stream derived from a master seed, so that independent
 /// consumers (self-play game 17, training batches, ...) never share draws.
 pub fn rng_stream(seed: u64, stream: &str, index: u64) -> Rng {
+    Rng::seed_from_u64(derive_seed(seed, stream, index))
+}
+
+/// The seed of a named stream derived from a master seed: the one
+/// derivation every random stream and every seed handed on (a player's, a
+/// game's, an actor's) comes from.
+pub fn derive_seed(seed: u64, stream: &str, index: u64) -> u64 {
     let h = fnv1a(stream.as_bytes());
-    let mixed = seed ^ h.rotate_left(17) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    Rng::seed_from_u64(mixed)
+    seed ^ h.rotate_left(17) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The next line of `input` without its line end: `Ok` with the text,
+/// `Err` with a message for a line that is not UTF-8 (the caller answers
+/// it and reads on), None at the end of input or on a read error.
+pub fn next_line(input: &mut impl std::io::BufRead) -> Option<Result<String, String>> {
+    let mut buf = Vec::new();
+    match input.read_until(b'\n', &mut buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8(buf).map_err(|_| "the line is not valid UTF-8".to_string()))
+        }
+    }
+}
+
+/// `text` cut to at most `max` characters (with "..." when cut), for
+/// echoing user input in messages.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}...", &text[..i]),
+    }
 }
 
 /// A rayon pool of `threads` threads (the run's, an actor's, a learner's,

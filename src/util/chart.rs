@@ -1,4 +1,5 @@
-//! SVG line charts (plotters), shared by `plot` and `tournament --run`.
+//! SVG line charts (plotters): a run's loss and score curves, the rating
+//! curve of `damone rate`, a checkpoint tournament's ratings.
 
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
