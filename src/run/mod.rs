@@ -27,6 +27,7 @@
 
 pub mod checkpoint;
 pub mod config;
+mod iteration;
 pub mod metrics;
 pub mod plots;
 
@@ -44,8 +45,7 @@ use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
 use crate::util::bin::BinError;
-use crate::util::{atomic_write, cpu_busy_share, process_cpu_seconds, rng_stream};
-use rand::Rng as _;
+use crate::util::{atomic_write, derive_seed};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -239,74 +239,19 @@ impl Run {
     /// played yet.
     pub fn open(cfg: RunConfig, start: Start) -> Result<Run, RunError> {
         let dir = RunDir::new(cfg.run_dir());
-        let existing = dir.checkpoints();
         // The device is opened before the folder is touched: a device that
         // cannot be had leaves the folder as it was.
         let early = match start {
             Start::Resume { .. } => None,
             _ => Some(ComputeDevice::select(cfg.device)?),
         };
-        let resume = match &start {
-            Start::Resume { sets, from_intact } => {
-                if existing.is_empty() {
-                    return Err(RunError::NothingToResume(dir.root));
-                }
-                check_resumable(sets, "when a run is resumed")?;
-                let ck = match dir.latest().and_then(|ck| ck.verify().map(|()| ck)) {
-                    Ok(ck) => ck,
-                    Err(e @ CheckpointError::Damaged(..)) => match dir.newest_intact() {
-                        Some(ok) if *from_intact => ok,
-                        Some(ok) => {
-                            let name = ok
-                                .dir
-                                .file_name()
-                                .unwrap_or_default()
-                                .to_string_lossy()
-                                .into_owned();
-                            return Err(RunError::Damaged(
-                                e,
-                                format!("the newest intact checkpoint is {name}: resume from it with --from-intact"),
-                            ));
-                        }
-                        None => {
-                            return Err(RunError::Damaged(e, "no checkpoint of this run is intact".into()))
-                        }
-                    },
-                    Err(e) => return Err(e.into()),
-                };
-                Some((ck, sets.clone()))
-            }
-            Start::New if !existing.is_empty() => return Err(RunError::Exists(dir.root)),
-            Start::Overwrite if !existing.is_empty() => {
-                std::fs::remove_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
-                None
-            }
-            _ => None,
-        };
-        std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
+        let resume = prepare_folder(&dir, &start)?;
         let (cfg, compute) = match &resume {
             Some((ck, sets)) => {
-                let mut base = ck.config.clone();
-                base.checkpoint_dir = cfg.checkpoint_dir.clone();
-                base.run = cfg.run.clone();
-                let c = RunConfig::from_saved_toml(&base.to_toml(), sets, "(resumed run)")?;
-                let compute = ComputeDevice::select(c.device)?;
-                let changes: Vec<&String> = sets
-                    .iter()
-                    .filter(|s| !s.starts_with("checkpoint_dir=") && !s.starts_with("run="))
-                    .collect();
-                if !changes.is_empty() {
-                    let line = format!(
-                        "iteration {}: resumed with {}\n",
-                        ck.state.iteration + 1,
-                        changes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")
-                    );
-                    let log = dir.root.join("resume.log");
-                    let mut text = std::fs::read_to_string(&log).unwrap_or_default();
-                    text.push_str(&line);
-                    atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Io(log.clone(), e))?;
-                }
-                (c, compute)
+                let resumed = resumed_config(&cfg, ck, sets)?;
+                let compute = ComputeDevice::select(resumed.device)?;
+                log_resume(ck, sets, &dir)?;
+                (resumed, compute)
             }
             None => {
                 let compute = match early {
@@ -316,66 +261,72 @@ impl Run {
                 (cfg, compute)
             }
         };
+        let mut run = Run::fresh(cfg, dir, compute)?;
+        if let Some((ck, _)) = resume {
+            run.restore(&ck)?;
+        }
+        Ok(run)
+    }
+
+    /// A run at iteration 0 in `dir` (which exists).
+    fn fresh(cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run, RunError> {
         let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
             .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e)))?;
-        let start_pos = Position::start(cfg.variant);
+        let start = Position::start(cfg.variant);
         let device = compute.burn().clone();
         device.seed(cfg.seed);
-        let mut trainer = Trainer::new(cfg.model.clone(), cfg.train.clone(), device);
-        let mut window = ReplayWindow::new(cfg.train.window);
-        let mut selfplay = SelfPlay::new(&cfg.selfplay, start_pos, cfg.rules, cfg.seed);
-        let mut state = CheckpointState {
-            version: CHECKPOINT_VERSION,
-            encoding_version: ENCODING_VERSION,
-            iteration: 0,
-            step: 0,
-            games: 0,
-            positions: 0,
-            best_score: 0.0,
-            best_iteration: 0,
-            wall_s: 0.0,
-            checksums: Default::default(),
-        };
-        let mut metrics = Vec::new();
-        let mut evals = Vec::new();
-        let mut eval_games = Vec::new();
-        let resumed = resume.is_some();
-        if let Some((ck, _)) = resume {
-            let d = ck.dir.clone();
-            trainer
-                .restore(ck.read("model.bpk")?, ck.read("optimizer.bpk")?, ck.state.step)
-                .map_err(|e| RunError::Restore(d.clone(), e))?;
-            window = ReplayWindow::from_bytes(&ck.read("replay.bin")?)
-                .map_err(|e| RunError::Replay(d.clone(), e))?;
-            selfplay
-                .restore(&ck.read("selfplay.bin")?)
-                .map_err(|e| RunError::InFlight(d.clone(), e))?;
-            state = ck.state.clone();
-            let upto = state.iteration;
-            metrics = read_rows::<Metrics>(&dir.metrics_path())?;
-            metrics.retain(|m| m.iteration <= upto);
-            evals = read_rows::<EvalRow>(&dir.evals_path())?;
-            evals.retain(|m| m.iteration <= upto);
-            eval_games = read_rows::<EvalGameRow>(&dir.eval_games_path())?;
-            eval_games.retain(|m| m.iteration <= upto);
-        }
         Ok(Run {
+            trainer: Trainer::new(cfg.model.clone(), cfg.train.clone(), device),
+            window: ReplayWindow::new(cfg.train.window),
+            selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
+            state: CheckpointState {
+                version: CHECKPOINT_VERSION,
+                encoding_version: ENCODING_VERSION,
+                iteration: 0,
+                step: 0,
+                games: 0,
+                positions: 0,
+                best_score: 0.0,
+                best_iteration: 0,
+                wall_s: 0.0,
+                checksums: Default::default(),
+            },
+            metrics: Vec::new(),
+            evals: Vec::new(),
+            eval_games: Vec::new(),
             cfg,
             dir,
-            start: start_pos,
-            trainer,
-            window,
-            selfplay,
-            state,
-            metrics,
-            evals,
-            eval_games,
+            start,
             pool,
             compute,
             stop: Arc::new(AtomicBool::new(false)),
-            resumed,
+            resumed: false,
         })
+    }
+
+    /// Continue from checkpoint `ck`: weights, optimiser, replay window,
+    /// games in flight, state, and the logs up to its iteration.
+    fn restore(&mut self, ck: &Checkpoint) -> Result<(), RunError> {
+        let d = ck.dir.clone();
+        self.trainer
+            .restore(ck.read("model.bpk")?, ck.read("optimizer.bpk")?, ck.state.step)
+            .map_err(|e| RunError::Restore(d.clone(), e))?;
+        self.window =
+            ReplayWindow::from_bytes(&ck.read("replay.bin")?).map_err(|e| RunError::Replay(d.clone(), e))?;
+        self.selfplay
+            .restore(&ck.read("selfplay.bin")?)
+            .map_err(|e| RunError::InFlight(d.clone(), e))?;
+        self.state = ck.state.clone();
+        let upto = self.state.iteration;
+        self.metrics = read_rows::<Metrics>(&self.dir.metrics_path())?;
+        self.metrics.retain(|m| m.iteration <= upto);
+        self.evals = read_rows::<EvalRow>(&self.dir.evals_path())?;
+        self.evals.retain(|m| m.iteration <= upto);
+        self.eval_games = read_rows::<EvalGameRow>(&self.dir.eval_games_path())?;
+        self.eval_games.retain(|m| m.iteration <= upto);
+        self.resumed = true;
+        Ok(())
     }
 
     /// Open the run and play it to its limits.
@@ -455,208 +406,13 @@ impl Run {
         pool.install(|| self.iteration_body(observer, wall0, t0))
     }
 
-    fn iteration_body(
-        &mut self,
-        observer: &mut Observer<'_>,
-        wall0: f64,
-        t0: Instant,
-    ) -> Result<Metrics, RunError> {
-        let cfg = self.cfg.clone();
-        let k = self.state.iteration + 1;
-        let t_iter = Instant::now();
-        // Self-play.
-        let mut evaluator = NetEvaluator::on_device(self.trainer.net(), &self.compute);
-        observer(&Event::Phase {
-            iteration: k,
-            phase: Phase::SelfPlay,
-            total: cfg.selfplay.games_per_iteration as u64,
-        });
-        let sp_seed = rng_stream(cfg.seed, "selfplay", k as u64).random();
-        let t_sp = Instant::now();
-        let cpu_sp = process_cpu_seconds();
-        let live_path = self.dir.root.join("live.json");
-        let mut live_at: Option<Instant> = None;
-        let sp_cfg = cfg.selfplay.at_step(self.trainer.step);
-        let (samples, stats) = self.selfplay.run_iteration(
-            &cfg.search,
-            &sp_cfg,
-            &mut evaluator,
-            sp_seed,
-            &mut |s| {
-                observer(&Event::Progress {
-                    iteration: k,
-                    phase: Phase::SelfPlay,
-                    done: s.games as u64,
-                })
-            },
-            &mut |g| {
-                // The first game slot, for a live view (at most twice a second).
-                if live_at.is_none_or(|t| t.elapsed().as_millis() >= 500) {
-                    live_at = Some(Instant::now());
-                    let live = serde_json::json!({
-                        "iteration": k,
-                        "ply": g.ply(),
-                        "variant": g.position().variant().name(),
-                        "fen": g.position().to_fen(),
-                    });
-                    let _ = atomic_write(&live_path, live.to_string().as_bytes());
-                }
-            },
-        );
-        let selfplay_s = t_sp.elapsed().as_secs_f64();
-        let cpu_tr = process_cpu_seconds();
-        let selfplay_busy = cpu_busy_share(cpu_sp, cpu_tr, selfplay_s, cfg.threads);
-        let new_samples = samples.len();
-        self.window.extend(samples);
-        // Training.
-        let mut rng = rng_stream(cfg.seed, "iteration", k as u64);
-        let steps = cfg.train.steps_for(new_samples, self.window.len());
-        observer(&Event::Phase {
-            iteration: k,
-            phase: Phase::Training,
-            total: steps,
-        });
-        let t_tr = Instant::now();
-        let lr = cfg.train.lr_at(self.trainer.step);
-        let mut done = 0;
-        let losses = self.trainer.train(&self.window, steps, &mut rng, || {
-            done += 1;
-            observer(&Event::Progress {
-                iteration: k,
-                phase: Phase::Training,
-                done,
-            })
-        });
-        let train_s = t_tr.elapsed().as_secs_f64();
-        let train_busy = cpu_busy_share(cpu_tr, process_cpu_seconds(), train_s, cfg.threads);
-        // Evaluation.
-        let is_last = cfg.iterations > 0 && k == cfg.iterations;
-        let t_ev = Instant::now();
-        let mut results = Vec::new();
-        if cfg.eval.interval > 0 && (k.is_multiple_of(cfg.eval.interval) || is_last) {
-            results = self.evaluate(k, observer);
-            let mean = results.iter().map(|r| r.score().0).sum::<f64>() / results.len().max(1) as f64;
-            if mean > self.state.best_score || self.state.best_iteration == 0 {
-                self.state.best_score = mean;
-                self.state.best_iteration = k;
-            }
-        }
-        let eval_s = t_ev.elapsed().as_secs_f64();
-        // Bookkeeping.
-        let wall = wall0 + t0.elapsed().as_secs_f64();
-        self.state.iteration = k;
-        self.state.step = self.trainer.step;
-        self.state.games += stats.games as u64;
-        self.state.positions += stats.plies;
-        self.state.wall_s = wall;
-        let round = |x: f64, d: i32| (x * 10f64.powi(d)).round() / 10f64.powi(d);
-        let m = Metrics {
-            iteration: k,
-            wall_s: round(wall, 1),
-            iter_s: round(t_iter.elapsed().as_secs_f64(), 2),
-            selfplay_s: round(selfplay_s, 2),
-            train_s: round(train_s, 2),
-            eval_s: round(eval_s, 2),
-            games: stats.games,
-            total_games: self.state.games,
-            positions: stats.plies,
-            total_positions: self.state.positions,
-            games_in_flight: stats.in_flight,
-            samples: new_samples as u64,
-            window: self.window.len() as u64,
-            steps,
-            total_steps: self.trainer.step,
-            positions_per_s: round(stats.plies as f64 / selfplay_s.max(1e-9), 1),
-            samples_per_s: round(steps as f64 * cfg.train.batch_size as f64 / train_s.max(1e-9), 1),
-            net_evals: stats.evals,
-            selfplay_evals_per_s: round(stats.evals as f64 / selfplay_s.max(1e-9), 1),
-            net_evals_per_s: round(stats.evals as f64 / stats.eval_seconds.max(1e-9), 1),
-            mean_batch: round(stats.mean_batch(), 2),
-            min_batch: stats.min_batch,
-            search_share: round(1.0 - stats.eval_seconds / selfplay_s.max(1e-9), 3),
-            selfplay_cpu_busy: round(selfplay_busy, 3),
-            train_cpu_busy: round(train_busy, 3),
-            loss_policy: round(losses.policy, 5),
-            loss_value: round(losses.value, 5),
-            loss_aux: round(losses.aux, 5),
-            lr: round(lr, 7),
-            white_wins: stats.white_wins,
-            black_wins: stats.black_wins,
-            draws: stats.draws,
-            resignations: stats.resignations,
-            resign_checks: stats.resign_checks,
-            resign_false_positives: stats.resign_false_positives,
-            forced_plies: stats.forced,
-            cache_hits: stats.cache_hits,
-            full_sims: sp_cfg.full_sims,
-        };
-        let new_evals: Vec<EvalRow> = results
-            .iter()
-            .map(|r| {
-                let (score, ci) = r.score();
-                EvalRow {
-                    iteration: k,
-                    wall_s: m.wall_s,
-                    opponent: r.opponent(),
-                    depth: r.depth,
-                    wins: r.wins,
-                    draws: r.draws,
-                    losses: r.losses,
-                    score: round(score, 4),
-                    score_95: round(ci, 4),
-                }
-            })
-            .collect();
-        for r in &results {
-            for (i, g) in r.games.iter().enumerate() {
-                self.eval_games.push(EvalGameRow {
-                    iteration: k,
-                    opponent: r.opponent(),
-                    game: i as u32 + 1,
-                    net_color: g.color.name().to_string(),
-                    result: g.outcome.pdn_result().to_string(),
-                    score: g.outcome.score_for(g.color),
-                    plies: g.plies as u32,
-                    reason: g.outcome.reason.name().to_string(),
-                });
-            }
-        }
-        self.metrics.push(m.clone());
-        self.evals.extend(new_evals.iter().cloned());
-        // Logs first, then the checkpoint: a crash in between loses at most
-        // this iteration, whose rows a resume drops.
-        write_rows(&self.dir.metrics_path(), &self.metrics)?;
-        write_rows(&self.dir.evals_path(), &self.evals)?;
-        write_rows(&self.dir.eval_games_path(), &self.eval_games)?;
-        let model = self.trainer.weights_bytes().map_err(RunError::Weights)?;
-        let optimizer = self.trainer.optimizer_bytes().map_err(RunError::Weights)?;
-        let checkpoint = self.dir.write(
-            k,
-            &CheckpointFiles {
-                state: &self.state,
-                config: &self.cfg,
-                model: &model,
-                optimizer: &optimizer,
-                replay: &self.window.to_bytes(),
-                selfplay: &self.selfplay.to_bytes(),
-            },
-        )?;
-        self.dir.prune(cfg.keep_last, self.state.best_iteration);
-        observer(&Event::Iteration {
-            metrics: Box::new(m.clone()),
-            evals: new_evals,
-            checkpoint,
-        });
-        Ok(m)
-    }
-
     /// The evaluation games of iteration `k` against every baseline depth.
     fn evaluate(&self, k: u32, observer: &mut Observer<'_>) -> Vec<EvalResult> {
         let cfg = &self.cfg;
         let mut settings = MatchSettings::new(cfg.variant);
         settings.start = self.start;
         settings.rules = cfg.rules;
-        settings.seed = cfg.seed ^ 0xE7A1_0000;
+        settings.seed = derive_seed(cfg.seed, "evaluation", 0);
         settings.opening_plies = cfg.eval.opening_plies;
         let params = cfg.search.for_play(cfg.eval.sims);
         let total = cfg.eval.games as u64 * cfg.eval.depths.len() as u64;
@@ -690,4 +446,88 @@ impl Run {
             })
             .collect()
     }
+}
+
+/// Make the run folder ready for `start`: refuse a new run over
+/// checkpoints, clear it to overwrite, or pick the checkpoint to resume
+/// (with the `--set`s to resume with).
+fn prepare_folder(dir: &RunDir, start: &Start) -> Result<Option<(Checkpoint, Vec<String>)>, RunError> {
+    let existing = dir.checkpoints();
+    let resume = match start {
+        Start::Resume { sets, from_intact } => {
+            if existing.is_empty() {
+                return Err(RunError::NothingToResume(dir.root.clone()));
+            }
+            check_resumable(sets, "when a run is resumed")?;
+            Some((checkpoint_to_resume(dir, *from_intact)?, sets.clone()))
+        }
+        Start::New if !existing.is_empty() => return Err(RunError::Exists(dir.root.clone())),
+        Start::Overwrite if !existing.is_empty() => {
+            std::fs::remove_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
+            None
+        }
+        _ => None,
+    };
+    std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
+    Ok(resume)
+}
+
+/// The newest checkpoint if it is intact; else, with `from_intact`, the
+/// newest intact one, and without it an error naming that one.
+fn checkpoint_to_resume(dir: &RunDir, from_intact: bool) -> Result<Checkpoint, RunError> {
+    match dir.latest().and_then(|ck| ck.verify().map(|()| ck)) {
+        Ok(ck) => Ok(ck),
+        Err(e @ CheckpointError::Damaged(..)) => match dir.newest_intact() {
+            Some(ok) if from_intact => Ok(ok),
+            Some(ok) => {
+                let name = ok
+                    .dir
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                Err(RunError::Damaged(
+                    e,
+                    format!("the newest intact checkpoint is {name}: resume from it with --from-intact"),
+                ))
+            }
+            None => Err(RunError::Damaged(e, "no checkpoint of this run is intact".into())),
+        },
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A resumed run's config: the checkpoint's own, in the folder `cfg` names,
+/// with `sets` applied.
+fn resumed_config(cfg: &RunConfig, ck: &Checkpoint, sets: &[String]) -> Result<RunConfig, RunError> {
+    let mut base = ck.config.clone();
+    base.checkpoint_dir = cfg.checkpoint_dir.clone();
+    base.run = cfg.run.clone();
+    Ok(RunConfig::from_saved_toml(
+        &base.to_toml(),
+        sets,
+        "(resumed run)",
+    )?)
+}
+
+/// Append the changes a resume makes (its `--set`s) to the run folder's
+/// `resume.log`.
+fn log_resume(ck: &Checkpoint, sets: &[String], dir: &RunDir) -> Result<(), RunError> {
+    let changes: Vec<&str> = sets
+        .iter()
+        .filter(|s| !s.starts_with("checkpoint_dir=") && !s.starts_with("run="))
+        .map(String::as_str)
+        .collect();
+    if !changes.is_empty() {
+        let line = format!(
+            "iteration {}: resumed with {}\n",
+            ck.state.iteration + 1,
+            changes.join(" ")
+        );
+        let log = dir.root.join("resume.log");
+        let mut text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.push_str(&line);
+        atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Io(log.clone(), e))?;
+    }
+    Ok(())
 }

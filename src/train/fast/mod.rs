@@ -43,7 +43,7 @@ use layers::*;
 use rayon::prelude::*;
 
 /// The outcome of one step: gradients, losses, and each batch norm's batch
-/// statistics (in [`running_stats_targets`]'s order) for its running
+/// statistics (in [`batch_norms`]' order: stem, blocks, policy, value) for its running
 /// statistics.
 pub(super) struct Step {
     pub grads: Grads,
@@ -57,17 +57,55 @@ pub(super) fn supports(net: &Net) -> bool {
 }
 
 /// Gradients and losses of `net` (training mode) on a batch; the same as
-/// burn's autodiff of [`super::Trainer`]'s loss, up to float rounding.
+/// burn's autodiff of [`super::Trainer`]'s loss, up to float rounding. The
+/// forward pass runs the tower, then each head; the backward pass runs each
+/// head, then the tower.
 pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTPUTS], pool: &Pool) -> Step {
     let n = b.obs.len();
-    let rows = n * 64;
-    let taps = tap_table();
-    let mut g = Grads(Vec::new());
-    let mut stats = Vec::new();
+    let x0 = input_rows(pool, b, inputs);
+    let tower = Tower::forward(net, pool, x0, n);
+    let h = tower.output();
+    let policy = PolicyHead::forward(net, pool, h, n);
+    let value = ValueHead::forward(net, pool, h, n);
 
-    // Input planes, NHWC.
+    // Losses and the logits' gradients.
+    let (policy_loss, dlogits) = soft_xent(pool, &policy.logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
+    let (value_loss, dvalue) = soft_xent(pool, &value.wdl, None, &b.value, 3, n);
+    let aux = value.aux.as_ref().map(|aux| aux_loss(aux, b, weights));
+
+    let mut g = Grads(Vec::new());
+    let mut dh = pool.zeroed(n * 64 * tower.channels());
+    policy.backward(pool, h, &dlogits, n, &mut dh, &mut g);
+    value.backward(
+        pool,
+        h,
+        &dvalue,
+        aux.as_ref().map(|(_, d)| d.as_slice()),
+        n,
+        &mut dh,
+        &mut g,
+    );
+    tower.backward(pool, dh, n, &mut g);
+
+    let mut stats = tower.stats();
+    stats.push((policy.cache.mean.clone(), policy.cache.var.clone()));
+    stats.push((value.cache.mean.clone(), value.cache.var.clone()));
+    Step {
+        grads: g,
+        losses: Losses {
+            policy: policy_loss,
+            value: value_loss,
+            aux: aux.map_or(0.0, |(loss, _)| loss),
+            steps: 1,
+        },
+        stats,
+    }
+}
+
+/// The batch's input planes as NHWC rows (`[n * 64, planes]`).
+fn input_rows<'p>(pool: &'p Pool, b: &Batch, inputs: Inputs) -> Buf<'p> {
     let np = inputs.planes();
-    let mut x0 = pool.zeroed(rows * np);
+    let mut x0 = pool.zeroed(b.obs.len() * 64 * np);
     x0.par_chunks_mut(64 * np).zip(&b.obs).for_each(|(dst, o)| {
         let mut buf = [0.0f32; MAX_PLANES * 64];
         let planes = &mut buf[..np * 64];
@@ -78,205 +116,303 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
             }
         }
     });
+    x0
+}
 
-    // Forward.
-    let stem = Conv3::new(&net.stem, false);
-    let stem_bn = Bn::new(&net.stem_bn);
-    let c = stem.co;
-    let stem_cache = bn_forward(pool, &winograd(pool, &stem.fwd, &x0, n), c, stem_bn.eps);
-    let a0 = bn_relu(pool, &stem_cache, &stem_bn, None);
-    stats.push((stem_cache.mean.clone(), stem_cache.var.clone()));
-    struct BlockCache<'p> {
-        c1: Conv3,
-        bn1: Bn,
-        cache1: BnCache<'p>,
-        r1: Buf<'p>,
-        c2: Conv3,
-        bn2: Bn,
-        cache2: BnCache<'p>,
+/// The auxiliary outputs' weighted squared error over the samples that
+/// have their targets, and its gradient.
+fn aux_loss(aux: &[f32], b: &Batch, weights: [f32; AUX_OUTPUTS]) -> (f64, Vec<f32>) {
+    let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
+    let known = known.max(1) as f64;
+    let mut loss = 0.0f64;
+    let mut d = vec![0.0f32; aux.len()];
+    for j in 0..aux.len() {
+        let err = (aux[j] - b.aux[j]) * b.aux_mask[j];
+        let w = weights[j % AUX_OUTPUTS];
+        loss += (err * err * w) as f64;
+        d[j] = (2.0 * (err * b.aux_mask[j] * w) as f64 / known) as f32;
     }
-    let mut acts = vec![a0];
-    let mut blocks = Vec::with_capacity(net.blocks.len());
-    for blk in &net.blocks {
-        let a_in = acts.last().expect("the stem's output");
-        let (c1, bn1) = (Conv3::new(&blk.conv1, true), Bn::new(&blk.bn1));
-        let cache1 = bn_forward(pool, &winograd(pool, &c1.fwd, a_in, n), c, bn1.eps);
-        let r1 = bn_relu(pool, &cache1, &bn1, None);
-        let (c2, bn2) = (Conv3::new(&blk.conv2, true), Bn::new(&blk.bn2));
-        let cache2 = bn_forward(pool, &winograd(pool, &c2.fwd, &r1, n), c, bn2.eps);
-        let a_out = bn_relu(pool, &cache2, &bn2, Some(a_in));
-        stats.push((cache1.mean.clone(), cache1.var.clone()));
-        stats.push((cache2.mean.clone(), cache2.var.clone()));
-        acts.push(a_out);
-        blocks.push(BlockCache {
-            c1,
-            bn1,
-            cache1,
-            r1,
-            c2,
-            bn2,
-            cache2,
-        });
-    }
-    let h = acts.last().expect("the tower's output");
+    (loss / known, d)
+}
 
-    // Policy head: 1x1 conv and BN, then for the dense head ReLU and a
-    // dense layer to the logits, for the bilinear head the products of the
-    // playing squares' start and end vectors and a bias per move.
-    let (pconv, pbn) = (Conv1::new(&net.policy_conv), Bn::new(&net.policy_bn));
-    let pcache = bn_forward(pool, &pconv.forward(pool, h, rows), pconv.co, pbn.eps);
-    stats.push((pcache.mean.clone(), pcache.var.clone()));
-    let pc = pconv.co;
-    let head = match (&net.policy_fc, &net.policy_bias) {
-        (Some(fc), _) => {
-            let rp = bn_relu(pool, &pcache, &pbn, None);
-            let mut pin = pool.zeroed(n * pc * 64);
-            for p in 0..n {
-                for cell in 0..64 {
-                    for o in 0..pc {
-                        pin[p * pc * 64 + o * 64 + cell] = rp[(p * 64 + cell) * pc + o];
+/// What one residual block's backward pass needs.
+struct BlockCache<'p> {
+    c1: Conv3,
+    bn1: Bn,
+    cache1: BnCache<'p>,
+    r1: Buf<'p>,
+    c2: Conv3,
+    bn2: Bn,
+    cache2: BnCache<'p>,
+}
+
+/// The stem and the residual tower, forward in training mode, with what
+/// their backward pass needs.
+struct Tower<'p> {
+    x0: Buf<'p>,
+    stem: Conv3,
+    stem_bn: Bn,
+    stem_cache: BnCache<'p>,
+    blocks: Vec<BlockCache<'p>>,
+    /// The stem's output, then each block's.
+    acts: Vec<Buf<'p>>,
+}
+
+impl<'p> Tower<'p> {
+    fn forward(net: &Net, pool: &'p Pool, x0: Buf<'p>, n: usize) -> Tower<'p> {
+        let stem = Conv3::new(&net.stem, false);
+        let stem_bn = Bn::new(&net.stem_bn);
+        let c = stem.co;
+        let stem_cache = bn_forward(pool, &winograd(pool, &stem.fwd, &x0, n), c, stem_bn.eps);
+        let mut acts = vec![bn_relu(pool, &stem_cache, &stem_bn, None)];
+        let mut blocks = Vec::with_capacity(net.blocks.len());
+        for blk in &net.blocks {
+            let a_in = acts.last().expect("the stem's output");
+            let (c1, bn1) = (Conv3::new(&blk.conv1, true), Bn::new(&blk.bn1));
+            let cache1 = bn_forward(pool, &winograd(pool, &c1.fwd, a_in, n), c, bn1.eps);
+            let r1 = bn_relu(pool, &cache1, &bn1, None);
+            let (c2, bn2) = (Conv3::new(&blk.conv2, true), Bn::new(&blk.bn2));
+            let cache2 = bn_forward(pool, &winograd(pool, &c2.fwd, &r1, n), c, bn2.eps);
+            let a_out = bn_relu(pool, &cache2, &bn2, Some(a_in));
+            acts.push(a_out);
+            blocks.push(BlockCache {
+                c1,
+                bn1,
+                cache1,
+                r1,
+                c2,
+                bn2,
+                cache2,
+            });
+        }
+        Tower {
+            x0,
+            stem,
+            stem_bn,
+            stem_cache,
+            blocks,
+            acts,
+        }
+    }
+
+    fn channels(&self) -> usize {
+        self.stem.co
+    }
+
+    /// The tower's output rows (`[n * 64, channels]`).
+    fn output(&self) -> &[f32] {
+        self.acts.last().expect("the tower's output")
+    }
+
+    /// Each batch norm's batch mean and variance, stem first.
+    fn stats(&self) -> Vec<(Vec<f32>, Vec<f32>)> {
+        let mut stats = vec![(self.stem_cache.mean.clone(), self.stem_cache.var.clone())];
+        for blk in &self.blocks {
+            stats.push((blk.cache1.mean.clone(), blk.cache1.var.clone()));
+            stats.push((blk.cache2.mean.clone(), blk.cache2.var.clone()));
+        }
+        stats
+    }
+
+    /// The tower's gradients from `dh`, the gradient at its output; last
+    /// block first, then the stem.
+    fn backward(&self, pool: &'p Pool, dh: Buf<'p>, n: usize, g: &mut Grads) {
+        let c = self.channels();
+        let taps = tap_table();
+        let mut da = dh;
+        for (k, blk) in self.blocks.iter().enumerate().rev() {
+            let (a_in, a_out) = (&self.acts[k], &self.acts[k + 1]);
+            relu_grad(&mut da, a_out);
+            let (dz2, dg2, db2) = bn_backward(pool, &da, &blk.cache2, &blk.bn2);
+            g.put(
+                blk.c2.id,
+                kernel_grad(&blk.r1, &dz2, n, c, c, &taps),
+                vec![c, c, 3, 3],
+            );
+            g.put_bn(&blk.bn2, dg2, db2);
+            let mut dr1 = winograd(pool, blk.c2.bwd.as_ref().expect("backward kernel"), &dz2, n);
+            relu_grad(&mut dr1, &blk.r1);
+            let (dz1, dg1, db1) = bn_backward(pool, &dr1, &blk.cache1, &blk.bn1);
+            g.put(
+                blk.c1.id,
+                kernel_grad(a_in, &dz1, n, c, c, &taps),
+                vec![c, c, 3, 3],
+            );
+            g.put_bn(&blk.bn1, dg1, db1);
+            let mut da_in = winograd(pool, blk.c1.bwd.as_ref().expect("backward kernel"), &dz1, n);
+            // The skip connection carries the block output's gradient.
+            for (d, s) in da_in.iter_mut().zip(da.iter()) {
+                *d += s;
+            }
+            da = da_in;
+        }
+        relu_grad(&mut da, &self.acts[0]);
+        let (dz0, dg0, db0) = bn_backward(pool, &da, &self.stem_cache, &self.stem_bn);
+        let ci = self.stem.ci;
+        g.put(
+            self.stem.id,
+            kernel_grad(&self.x0, &dz0, n, ci, c, &taps),
+            vec![c, ci, 3, 3],
+        );
+        g.put_bn(&self.stem_bn, dg0, db0);
+    }
+}
+
+/// The policy head forward: a 1x1 conv and BN, then for the dense head ReLU
+/// and a dense layer to the logits, for the bilinear head the products of
+/// the playing squares' start and end vectors and a bias per move.
+struct PolicyHead<'p> {
+    conv: Conv1,
+    bn: Bn,
+    cache: BnCache<'p>,
+    head: PolicyCache<'p>,
+    logits: Buf<'p>,
+}
+
+impl<'p> PolicyHead<'p> {
+    fn forward(net: &Net, pool: &'p Pool, h: &[f32], n: usize) -> PolicyHead<'p> {
+        let rows = n * 64;
+        let (conv, bn) = (Conv1::new(&net.policy_conv), Bn::new(&net.policy_bn));
+        let cache = bn_forward(pool, &conv.forward(pool, h, rows), conv.co, bn.eps);
+        let pc = conv.co;
+        let head = match (&net.policy_fc, &net.policy_bias) {
+            (Some(fc), _) => {
+                let rp = bn_relu(pool, &cache, &bn, None);
+                let mut pin = pool.zeroed(n * pc * 64);
+                for p in 0..n {
+                    for cell in 0..64 {
+                        for o in 0..pc {
+                            pin[p * pc * 64 + o * 64 + cell] = rp[(p * 64 + cell) * pc + o];
+                        }
                     }
                 }
-            }
-            PolicyCache::Dense {
-                fc: Dense::new(fc),
-                rp,
-                pin,
-            }
-        }
-        (None, Some(bias)) => PolicyCache::Bilinear {
-            y: bn_apply(pool, &pcache, &pbn, None, false),
-            bias_id: bias.id,
-            bias: vec_of(bias.val()),
-        },
-        (None, None) => unreachable!("a network's policy head has a dense layer or a bias"),
-    };
-    let logits = match &head {
-        PolicyCache::Dense { fc, pin, .. } => fc.forward(pool, pin, n),
-        PolicyCache::Bilinear { y, bias, .. } => bilinear::forward(pool, y, pc / 2, bias, n),
-    };
-
-    // Value head: 1x1 conv to 1 plane, BN, ReLU, dense + ReLU, dense to
-    // WDL logits (and the auxiliary outputs from the same hidden layer).
-    let (vconv, vbn) = (Conv1::new(&net.value_conv), Bn::new(&net.value_bn));
-    let (fc1, fc2) = (Dense::new(&net.value_fc1), Dense::new(&net.value_fc2));
-    let aux_fc = net.aux_fc.as_ref().map(Dense::new);
-    let vcache = bn_forward(pool, &vconv.forward(pool, h, rows), vconv.co, vbn.eps);
-    let vin = bn_relu(pool, &vcache, &vbn, None);
-    stats.push((vcache.mean.clone(), vcache.var.clone()));
-    let mut hid = fc1.forward(pool, &vin, n);
-    for v in hid.iter_mut() {
-        *v = v.max(0.0);
-    }
-    let value = fc2.forward(pool, &hid, n);
-    let aux = aux_fc.as_ref().map(|d| d.forward(pool, &hid, n));
-
-    // Losses and the logits' gradients.
-    let (policy_loss, dlogits) = soft_xent(pool, &logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
-    let (value_loss, dvalue) = soft_xent(pool, &value, None, &b.value, 3, n);
-    let mut aux_loss = None;
-    let daux = aux.as_ref().map(|aux| {
-        let known = b.aux_mask.iter().filter(|&&m| m > 0.0).count() / AUX_OUTPUTS;
-        let known = known.max(1) as f64;
-        let mut loss = 0.0f64;
-        let mut d = vec![0.0f32; aux.len()];
-        for j in 0..aux.len() {
-            let err = (aux[j] - b.aux[j]) * b.aux_mask[j];
-            let w = weights[j % AUX_OUTPUTS];
-            loss += (err * err * w) as f64;
-            d[j] = (2.0 * (err * b.aux_mask[j] * w) as f64 / known) as f32;
-        }
-        aux_loss = Some(loss / known);
-        d
-    });
-
-    // Backward: heads.
-    let mut dh = pool.zeroed(rows * c);
-    // The gradient at the batch norm's output.
-    let dyp = match &head {
-        PolicyCache::Dense { fc, rp, pin } => {
-            let mut dpin = pool.zeroed(n * pc * 64);
-            fc.backward(pin, &dlogits, n, Some(&mut dpin), &mut g);
-            let mut drp = pool.zeroed(rows * pc);
-            for p in 0..n {
-                for cell in 0..64 {
-                    for o in 0..pc {
-                        drp[(p * 64 + cell) * pc + o] = dpin[p * pc * 64 + o * 64 + cell];
-                    }
+                PolicyCache::Dense {
+                    fc: Dense::new(fc),
+                    rp,
+                    pin,
                 }
             }
-            relu_grad(&mut drp, rp);
-            drp
+            (None, Some(bias)) => PolicyCache::Bilinear {
+                y: bn_apply(pool, &cache, &bn, None, false),
+                bias_id: bias.id,
+                bias: vec_of(bias.val()),
+            },
+            (None, None) => unreachable!("a network's policy head has a dense layer or a bias"),
+        };
+        let logits = match &head {
+            PolicyCache::Dense { fc, pin, .. } => fc.forward(pool, pin, n),
+            PolicyCache::Bilinear { y, bias, .. } => bilinear::forward(pool, y, pc / 2, bias, n),
+        };
+        PolicyHead {
+            conv,
+            bn,
+            cache,
+            head,
+            logits,
         }
-        PolicyCache::Bilinear { y, bias_id, .. } => {
-            let (dy, dbias) = bilinear::backward(pool, y, pc / 2, &dlogits, n);
-            g.put(*bias_id, dbias, vec![POLICY_SIZE]);
-            dy
-        }
-    };
-    let (dzp, dgp, dbp) = bn_backward(pool, &dyp, &pcache, &pbn);
-    g.put_bn(&pbn, dgp, dbp);
-    pconv.backward(h, &dzp, rows, &mut dh, &mut g);
-
-    let mut dhid = pool.zeroed(n * fc1.d.outputs);
-    fc2.backward(&hid, &dvalue, n, Some(&mut dhid), &mut g);
-    if let (Some(fc), Some(d)) = (&aux_fc, &daux) {
-        fc.backward(&hid, d, n, Some(&mut dhid), &mut g);
     }
-    relu_grad(&mut dhid, &hid);
-    let mut dvin = pool.zeroed(n * fc1.d.inputs);
-    fc1.backward(&vin, &dhid, n, Some(&mut dvin), &mut g);
-    relu_grad(&mut dvin, &vin);
-    let (dzv, dgv, dbv) = bn_backward(pool, &dvin, &vcache, &vbn);
-    g.put_bn(&vbn, dgv, dbv);
-    vconv.backward(h, &dzv, rows, &mut dh, &mut g);
 
-    // Backward: the tower, last block first.
-    let mut da = dh;
-    for (k, blk) in blocks.iter().enumerate().rev() {
-        let (a_in, a_out) = (&acts[k], &acts[k + 1]);
-        relu_grad(&mut da, a_out);
-        let (dz2, dg2, db2) = bn_backward(pool, &da, &blk.cache2, &blk.bn2);
-        g.put(
-            blk.c2.id,
-            kernel_grad(&blk.r1, &dz2, n, c, c, &taps),
-            vec![c, c, 3, 3],
-        );
-        g.put_bn(&blk.bn2, dg2, db2);
-        let mut dr1 = winograd(pool, blk.c2.bwd.as_ref().expect("backward kernel"), &dz2, n);
-        relu_grad(&mut dr1, &blk.r1);
-        let (dz1, dg1, db1) = bn_backward(pool, &dr1, &blk.cache1, &blk.bn1);
-        g.put(
-            blk.c1.id,
-            kernel_grad(a_in, &dz1, n, c, c, &taps),
-            vec![c, c, 3, 3],
-        );
-        g.put_bn(&blk.bn1, dg1, db1);
-        let mut da_in = winograd(pool, blk.c1.bwd.as_ref().expect("backward kernel"), &dz1, n);
-        // The skip connection carries the block output's gradient.
-        for (d, s) in da_in.iter_mut().zip(da.iter()) {
-            *d += s;
-        }
-        da = da_in;
+    /// The head's gradients from the logits' gradient; adds the gradient at
+    /// the tower's output `h` into `dh`.
+    fn backward(&self, pool: &'p Pool, h: &[f32], dlogits: &[f32], n: usize, dh: &mut [f32], g: &mut Grads) {
+        let pc = self.conv.co;
+        // The gradient at the batch norm's output.
+        let dy = match &self.head {
+            PolicyCache::Dense { fc, rp, pin } => {
+                let mut dpin = pool.zeroed(n * pc * 64);
+                fc.backward(pin, dlogits, n, Some(&mut dpin), g);
+                let mut drp = pool.zeroed(n * 64 * pc);
+                for p in 0..n {
+                    for cell in 0..64 {
+                        for o in 0..pc {
+                            drp[(p * 64 + cell) * pc + o] = dpin[p * pc * 64 + o * 64 + cell];
+                        }
+                    }
+                }
+                relu_grad(&mut drp, rp);
+                drp
+            }
+            PolicyCache::Bilinear { y, bias_id, .. } => {
+                let (dy, dbias) = bilinear::backward(pool, y, pc / 2, dlogits, n);
+                g.put(*bias_id, dbias, vec![POLICY_SIZE]);
+                dy
+            }
+        };
+        let (dz, dgamma, dbeta) = bn_backward(pool, &dy, &self.cache, &self.bn);
+        g.put_bn(&self.bn, dgamma, dbeta);
+        self.conv.backward(h, &dz, n * 64, dh, g);
     }
-    relu_grad(&mut da, &acts[0]);
-    let (dz0, dg0, db0) = bn_backward(pool, &da, &stem_cache, &stem_bn);
-    g.put(
-        stem.id,
-        kernel_grad(&x0, &dz0, n, stem.ci, c, &taps),
-        vec![c, stem.ci, 3, 3],
-    );
-    g.put_bn(&stem_bn, dg0, db0);
+}
 
-    Step {
-        grads: g,
-        losses: Losses {
-            policy: policy_loss,
-            value: value_loss,
-            aux: aux_loss.unwrap_or(0.0),
-            steps: 1,
-        },
-        stats,
+/// The value head forward: a 1x1 conv to 1 plane, BN, ReLU, dense + ReLU,
+/// dense to the WDL logits (and the auxiliary outputs from the same hidden
+/// layer).
+struct ValueHead<'p> {
+    conv: Conv1,
+    bn: Bn,
+    cache: BnCache<'p>,
+    fc1: Dense,
+    fc2: Dense,
+    aux_fc: Option<Dense>,
+    /// The conv's output after BN and ReLU, the hidden layer after ReLU.
+    vin: Buf<'p>,
+    hid: Buf<'p>,
+    wdl: Buf<'p>,
+    aux: Option<Buf<'p>>,
+}
+
+impl<'p> ValueHead<'p> {
+    fn forward(net: &Net, pool: &'p Pool, h: &[f32], n: usize) -> ValueHead<'p> {
+        let (conv, bn) = (Conv1::new(&net.value_conv), Bn::new(&net.value_bn));
+        let (fc1, fc2) = (Dense::new(&net.value_fc1), Dense::new(&net.value_fc2));
+        let aux_fc = net.aux_fc.as_ref().map(Dense::new);
+        let cache = bn_forward(pool, &conv.forward(pool, h, n * 64), conv.co, bn.eps);
+        let vin = bn_relu(pool, &cache, &bn, None);
+        let mut hid = fc1.forward(pool, &vin, n);
+        for v in hid.iter_mut() {
+            *v = v.max(0.0);
+        }
+        let wdl = fc2.forward(pool, &hid, n);
+        let aux = aux_fc.as_ref().map(|d| d.forward(pool, &hid, n));
+        ValueHead {
+            conv,
+            bn,
+            cache,
+            fc1,
+            fc2,
+            aux_fc,
+            vin,
+            hid,
+            wdl,
+            aux,
+        }
+    }
+
+    /// The head's gradients from the WDL logits' and auxiliary outputs'
+    /// gradients; adds the gradient at the tower's output `h` into `dh`.
+    #[allow(clippy::too_many_arguments)]
+    fn backward(
+        &self,
+        pool: &'p Pool,
+        h: &[f32],
+        dwdl: &[f32],
+        daux: Option<&[f32]>,
+        n: usize,
+        dh: &mut [f32],
+        g: &mut Grads,
+    ) {
+        let mut dhid = pool.zeroed(n * self.fc1.d.outputs);
+        self.fc2.backward(&self.hid, dwdl, n, Some(&mut dhid), g);
+        if let (Some(fc), Some(d)) = (&self.aux_fc, daux) {
+            fc.backward(&self.hid, d, n, Some(&mut dhid), g);
+        }
+        relu_grad(&mut dhid, &self.hid);
+        let mut dvin = pool.zeroed(n * self.fc1.d.inputs);
+        self.fc1.backward(&self.vin, &dhid, n, Some(&mut dvin), g);
+        relu_grad(&mut dvin, &self.vin);
+        let (dz, dgamma, dbeta) = bn_backward(pool, &dvin, &self.cache, &self.bn);
+        g.put_bn(&self.bn, dgamma, dbeta);
+        self.conv.backward(h, &dz, n * 64, dh, g);
     }
 }
 

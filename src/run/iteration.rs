@@ -1,0 +1,335 @@
+//! One iteration of a [`Run`], as its phases: self-play, learn, evaluate,
+//! then log and checkpoint. Each phase returns its own stats, and the
+//! iteration's [`Metrics`] row is built from them.
+
+use super::{
+    write_rows, CheckpointFiles, EvalGameRow, EvalRow, Event, Metrics, Observer, Phase, Run, RunError,
+};
+use crate::arena::evaluation::EvalResult;
+use crate::net::NetEvaluator;
+use crate::selfplay::SelfPlayStats;
+use crate::train::Losses;
+use crate::util::{atomic_write, cpu_busy_share, process_cpu_seconds, rng_stream};
+use rand::Rng as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What the self-play phase did.
+pub struct SelfPlayPhase {
+    /// Samples added to the replay window.
+    pub samples: usize,
+    pub stats: SelfPlayStats,
+    pub seconds: f64,
+    /// CPU time over threads x wall time (NaN where unknown).
+    pub cpu_busy: f64,
+    /// Simulations of this iteration's full searches.
+    pub full_sims: u32,
+}
+
+/// What the learning phase did.
+pub struct LearnPhase {
+    pub steps: u64,
+    pub losses: Losses,
+    /// The learning rate at the phase's first step.
+    pub lr: f64,
+    pub seconds: f64,
+    pub cpu_busy: f64,
+}
+
+/// What the evaluation phase played (nothing when not due).
+pub struct EvalPhase {
+    pub results: Vec<EvalResult>,
+    pub seconds: f64,
+}
+
+/// `x` rounded to `digits` decimals, as the logs keep it.
+pub(super) fn round(x: f64, digits: i32) -> f64 {
+    (x * 10f64.powi(digits)).round() / 10f64.powi(digits)
+}
+
+impl Run {
+    /// Play iteration `state.iteration + 1` on the run's pool.
+    pub(super) fn iteration_body(
+        &mut self,
+        observer: &mut Observer<'_>,
+        wall0: f64,
+        t0: Instant,
+    ) -> Result<Metrics, RunError> {
+        let k = self.state.iteration + 1;
+        let t_iter = Instant::now();
+        let selfplay = self.self_play_phase(k, observer);
+        let learn = self.learn_phase(k, selfplay.samples, observer);
+        let eval = self.evaluation_phase(k, observer);
+        let wall = wall0 + t0.elapsed().as_secs_f64();
+        self.state.iteration = k;
+        self.state.step = self.trainer.step;
+        self.state.games += selfplay.stats.games as u64;
+        self.state.positions += selfplay.stats.plies;
+        self.state.wall_s = wall;
+        let iteration_s = t_iter.elapsed().as_secs_f64();
+        let m = Metrics::from_phases(self, &selfplay, &learn, &eval, iteration_s);
+        let new_evals = self.log(&m, &eval)?;
+        let checkpoint = self.checkpoint()?;
+        observer(&Event::Iteration {
+            metrics: Box::new(m.clone()),
+            evals: new_evals,
+            checkpoint,
+        });
+        Ok(m)
+    }
+
+    /// Self-play until the iteration's games have finished; their samples
+    /// go into the replay window.
+    fn self_play_phase(&mut self, k: u32, observer: &mut Observer<'_>) -> SelfPlayPhase {
+        let cfg = &self.cfg;
+        let mut evaluator = NetEvaluator::on_device(self.trainer.net(), &self.compute);
+        observer(&Event::Phase {
+            iteration: k,
+            phase: Phase::SelfPlay,
+            total: cfg.selfplay.games_per_iteration as u64,
+        });
+        let seed = rng_stream(cfg.seed, "selfplay", k as u64).random();
+        let t = Instant::now();
+        let cpu = process_cpu_seconds();
+        let live = LiveView::new(self.dir.root.join("live.json"), k);
+        let sp_cfg = cfg.selfplay.at_step(self.trainer.step);
+        let (samples, stats) = self.selfplay.run_iteration(
+            &cfg.search,
+            &sp_cfg,
+            &mut evaluator,
+            seed,
+            &mut |s| {
+                observer(&Event::Progress {
+                    iteration: k,
+                    phase: Phase::SelfPlay,
+                    done: s.games as u64,
+                })
+            },
+            &mut |g| live.show(g),
+        );
+        let seconds = t.elapsed().as_secs_f64();
+        let cpu_busy = cpu_busy_share(cpu, process_cpu_seconds(), seconds, cfg.threads);
+        let phase = SelfPlayPhase {
+            samples: samples.len(),
+            stats,
+            seconds,
+            cpu_busy,
+            full_sims: sp_cfg.full_sims,
+        };
+        self.window.extend(samples);
+        phase
+    }
+
+    /// Train the steps `new_samples` are worth on the replay window.
+    fn learn_phase(&mut self, k: u32, new_samples: usize, observer: &mut Observer<'_>) -> LearnPhase {
+        let cfg = &self.cfg;
+        let mut rng = rng_stream(cfg.seed, "iteration", k as u64);
+        let steps = cfg.train.steps_for(new_samples, self.window.len());
+        observer(&Event::Phase {
+            iteration: k,
+            phase: Phase::Training,
+            total: steps,
+        });
+        let t = Instant::now();
+        let cpu = process_cpu_seconds();
+        let lr = cfg.train.lr_at(self.trainer.step);
+        let mut done = 0;
+        let losses = self.trainer.train(&self.window, steps, &mut rng, || {
+            done += 1;
+            observer(&Event::Progress {
+                iteration: k,
+                phase: Phase::Training,
+                done,
+            })
+        });
+        let seconds = t.elapsed().as_secs_f64();
+        LearnPhase {
+            steps,
+            losses,
+            lr,
+            seconds,
+            cpu_busy: cpu_busy_share(cpu, process_cpu_seconds(), seconds, cfg.threads),
+        }
+    }
+
+    /// The evaluation games when due (every `eval.interval` iterations and
+    /// at the last); the best checkpoint follows their mean score.
+    fn evaluation_phase(&mut self, k: u32, observer: &mut Observer<'_>) -> EvalPhase {
+        let cfg = &self.cfg;
+        let is_last = cfg.iterations > 0 && k == cfg.iterations;
+        let t = Instant::now();
+        let mut results = Vec::new();
+        if cfg.eval.interval > 0 && (k.is_multiple_of(cfg.eval.interval) || is_last) {
+            results = self.evaluate(k, observer);
+            let mean = results.iter().map(|r| r.score().0).sum::<f64>() / results.len().max(1) as f64;
+            if mean > self.state.best_score || self.state.best_iteration == 0 {
+                self.state.best_score = mean;
+                self.state.best_iteration = k;
+            }
+        }
+        EvalPhase {
+            results,
+            seconds: t.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Append the iteration's rows to the logs and write them; the new
+    /// evaluation rows.
+    fn log(&mut self, m: &Metrics, eval: &EvalPhase) -> Result<Vec<EvalRow>, RunError> {
+        let new_evals: Vec<EvalRow> = eval.results.iter().map(|r| EvalRow::of(m, r)).collect();
+        for r in &eval.results {
+            self.eval_games.extend(EvalGameRow::of_games(m.iteration, r));
+        }
+        self.metrics.push(m.clone());
+        self.evals.extend(new_evals.iter().cloned());
+        // Logs first, then the checkpoint: a crash in between loses at most
+        // this iteration, whose rows a resume drops.
+        write_rows(&self.dir.metrics_path(), &self.metrics)?;
+        write_rows(&self.dir.evals_path(), &self.evals)?;
+        write_rows(&self.dir.eval_games_path(), &self.eval_games)?;
+        Ok(new_evals)
+    }
+
+    /// Write the iteration's checkpoint, then prune old ones.
+    fn checkpoint(&mut self) -> Result<PathBuf, RunError> {
+        let model = self.trainer.weights_bytes().map_err(RunError::Weights)?;
+        let optimizer = self.trainer.optimizer_bytes().map_err(RunError::Weights)?;
+        let checkpoint = self.dir.write(
+            self.state.iteration,
+            &CheckpointFiles {
+                state: &self.state,
+                config: &self.cfg,
+                model: &model,
+                optimizer: &optimizer,
+                replay: &self.window.to_bytes(),
+                selfplay: &self.selfplay.to_bytes(),
+            },
+        )?;
+        self.dir.prune(self.cfg.keep_last, self.state.best_iteration);
+        Ok(checkpoint)
+    }
+}
+
+/// The first game slot's position in `live.json`, for a live view, at most
+/// twice a second.
+struct LiveView {
+    path: PathBuf,
+    iteration: u32,
+    last: std::cell::Cell<Option<Instant>>,
+}
+
+impl LiveView {
+    fn new(path: PathBuf, iteration: u32) -> LiveView {
+        LiveView {
+            path,
+            iteration,
+            last: std::cell::Cell::new(None),
+        }
+    }
+
+    fn show(&self, g: &crate::game::Game) {
+        if self.last.get().is_some_and(|t| t.elapsed().as_millis() < 500) {
+            return;
+        }
+        self.last.set(Some(Instant::now()));
+        let live = serde_json::json!({
+            "iteration": self.iteration,
+            "ply": g.ply(),
+            "variant": g.position().variant().name(),
+            "fen": g.position().to_fen(),
+        });
+        let _ = atomic_write(&self.path, live.to_string().as_bytes());
+    }
+}
+
+impl Metrics {
+    /// The row of the iteration `run` has just played (its state updated),
+    /// from its phases' stats.
+    pub(super) fn from_phases(
+        run: &Run,
+        sp: &SelfPlayPhase,
+        learn: &LearnPhase,
+        eval: &EvalPhase,
+        iteration_s: f64,
+    ) -> Metrics {
+        let (stats, state) = (&sp.stats, &run.state);
+        let sp_s = sp.seconds.max(1e-9);
+        Metrics {
+            iteration: state.iteration,
+            wall_s: round(state.wall_s, 1),
+            iter_s: round(iteration_s, 2),
+            selfplay_s: round(sp.seconds, 2),
+            train_s: round(learn.seconds, 2),
+            eval_s: round(eval.seconds, 2),
+            games: stats.games,
+            total_games: state.games,
+            positions: stats.plies,
+            total_positions: state.positions,
+            games_in_flight: stats.in_flight,
+            samples: sp.samples as u64,
+            window: run.window.len() as u64,
+            steps: learn.steps,
+            total_steps: run.trainer.step,
+            positions_per_s: round(stats.plies as f64 / sp_s, 1),
+            samples_per_s: round(
+                learn.steps as f64 * run.cfg.train.batch_size as f64 / learn.seconds.max(1e-9),
+                1,
+            ),
+            net_evals: stats.evals,
+            selfplay_evals_per_s: round(stats.evals as f64 / sp_s, 1),
+            net_evals_per_s: round(stats.evals as f64 / stats.eval_seconds.max(1e-9), 1),
+            mean_batch: round(stats.mean_batch(), 2),
+            min_batch: stats.min_batch,
+            search_share: round(1.0 - stats.eval_seconds / sp_s, 3),
+            selfplay_cpu_busy: round(sp.cpu_busy, 3),
+            train_cpu_busy: round(learn.cpu_busy, 3),
+            loss_policy: round(learn.losses.policy, 5),
+            loss_value: round(learn.losses.value, 5),
+            loss_aux: round(learn.losses.aux, 5),
+            lr: round(learn.lr, 7),
+            white_wins: stats.white_wins,
+            black_wins: stats.black_wins,
+            draws: stats.draws,
+            resignations: stats.resignations,
+            resign_checks: stats.resign_checks,
+            resign_false_positives: stats.resign_false_positives,
+            forced_plies: stats.forced,
+            cache_hits: stats.cache_hits,
+            full_sims: sp.full_sims,
+        }
+    }
+}
+
+impl EvalRow {
+    /// The row of one baseline's evaluation games in the iteration of `m`.
+    fn of(m: &Metrics, r: &EvalResult) -> EvalRow {
+        let (score, ci) = r.score();
+        EvalRow {
+            iteration: m.iteration,
+            wall_s: m.wall_s,
+            opponent: r.opponent(),
+            depth: r.depth,
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            score: round(score, 4),
+            score_95: round(ci, 4),
+        }
+    }
+}
+
+impl EvalGameRow {
+    /// One row per game of an evaluation against one baseline.
+    fn of_games(iteration: u32, r: &EvalResult) -> impl Iterator<Item = EvalGameRow> + '_ {
+        r.games.iter().enumerate().map(move |(i, g)| EvalGameRow {
+            iteration,
+            opponent: r.opponent(),
+            game: i as u32 + 1,
+            net_color: g.color.name().to_string(),
+            result: g.outcome.pdn_result().to_string(),
+            score: g.outcome.score_for(g.color),
+            plies: g.plies as u32,
+            reason: g.outcome.reason.name().to_string(),
+        })
+    }
+}
