@@ -109,7 +109,7 @@ pub fn mcts_suite() -> Vec<MctsFigure> {
             let params = SearchParams {
                 algorithm,
                 simulations,
-                ..Default::default()
+                ..SearchParams::plain()
             };
             let mut tree = Tree::new(&g, params, rng_stream(1, "bench", 0));
             let t = Instant::now();

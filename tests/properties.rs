@@ -53,7 +53,7 @@ fn player_bytes() -> &'static Vec<u8> {
             variant: Variant::Standard,
             rules: DrawRules::default(),
             model: model.clone(),
-            search: SearchParams::default(),
+            search: SearchParams::plain(),
             provenance: Provenance::default(),
         };
         encode_player(&h, &model.init(&burn::tensor::Device::flex())).unwrap()

@@ -176,9 +176,11 @@ fn header() -> PlayerHeader {
             blocks: 1,
             channels: 8,
             value_hidden: 8,
+            policy_head: PolicyHeadKind::Dense,
+            policy_planes: 2,
             ..ModelConfig::default()
         },
-        search: SearchParams::default(),
+        search: SearchParams::plain(),
         provenance: Provenance::default(),
     }
 }

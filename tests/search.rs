@@ -41,7 +41,7 @@ fn puct_and_gumbel_find_the_winning_move() {
         let params = SearchParams {
             algorithm: algo,
             simulations: 64,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let g = game(WIN_IN_ONE);
         let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
@@ -66,7 +66,7 @@ fn search_is_deterministic_for_a_seed() {
         let params = SearchParams {
             simulations: 300,
             dirichlet_epsilon: 0.25,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let mut t = Tree::new(&g, params, rng_stream(seed, "t", 0));
         let mut ev = RolloutEvaluator::new(rng_stream(seed, "ev", 0));
@@ -91,7 +91,7 @@ fn batched_search_runs_many_trees_with_virtual_loss() {
         let params = SearchParams {
             algorithm: algo,
             leaves_per_tree: 4,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let mut trees: Vec<Tree> = (0..8)
             .map(|i| Tree::new(&g, params.clone(), rng_stream(1, "t", i)))
@@ -116,7 +116,7 @@ fn tree_reuse_keeps_the_subtree() {
     let g = Game::from_variant(Variant::Standard, DrawRules::default());
     let params = SearchParams {
         simulations: 400,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
     let r = search(&mut t, &mut UniformEvaluator).unwrap();
@@ -307,7 +307,7 @@ fn selfplay_with_eval_cache_plays_the_same_games() {
         let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 11);
         let params = SearchParams {
             simulations: 16,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let mut ev = ByPosition::default();
         let mut out = Vec::new();
@@ -341,7 +341,7 @@ fn the_solver_proves_short_wins_and_losses() {
             algorithm: algo,
             simulations: 64,
             solver: true,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let mut t = Tree::new(&game(WIN_IN_ONE), params, rng_stream(1, "t", 0));
         let r = search(&mut t, &mut UniformEvaluator).unwrap();
@@ -378,7 +378,7 @@ fn the_solver_proves_short_wins_and_losses() {
             },
             simulations: 3000,
             solver: true,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let fen = g.position().to_fen();
         let mut t = Tree::new(&g, params.clone(), rng_stream(1, "t", 0));
@@ -422,7 +422,7 @@ fn selfplay_samples_carry_the_auxiliary_targets_of_their_game() {
         sp.keep_finished_games();
         let params = SearchParams {
             simulations: 8,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let (samples, _) = sp.run_iteration(
             &params,
@@ -489,7 +489,7 @@ fn surprise_is_the_policy_targets_divergence_from_the_priors() {
     let params = SearchParams {
         algorithm: SearchAlgorithm::Gumbel,
         simulations: 64,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     let mut t = Tree::new(&game(WIN_IN_ONE), params, rng_stream(1, "t", 0));
     let mut r = search(&mut t, &mut UniformEvaluator).unwrap();
@@ -538,7 +538,7 @@ fn gumbel_rescale_sharpens_the_target_when_values_are_close() {
             simulations: 64,
             gumbel_noise: false,
             gumbel_rescale: rescale,
-            ..Default::default()
+            ..SearchParams::plain()
         };
         let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
         let r = search(&mut t, &mut NearlyEqualValues).unwrap();
@@ -588,7 +588,7 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
                     algorithm: algo,
                     simulations: 200,
                     collapse_forced: collapse,
-                    ..Default::default()
+                    ..SearchParams::plain()
                 };
                 let mut t = Tree::new(g, params, rng_stream(1, "t", i as u64));
                 search(&mut t, &mut ev).unwrap();
@@ -617,7 +617,7 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
     let params = SearchParams {
         simulations: 16,
         collapse_forced: true,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     let mut t = Tree::new(&forced_root, params, rng_stream(1, "t", 0));
     let mut ev = Forced { forced: 0, asked: 0 };
@@ -639,7 +639,7 @@ fn draw_score_values_draws_below_zero_for_both_sides() {
                 algorithm: algo,
                 simulations: 64,
                 draw_score: ds,
-                ..Default::default()
+                ..SearchParams::plain()
             };
             let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
             let r = search(&mut t, &mut UniformEvaluator).unwrap();
@@ -652,7 +652,7 @@ fn draw_score_values_draws_below_zero_for_both_sides() {
     }
     let p = SearchParams {
         draw_score: -0.2,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     assert_eq!(p.for_play(64).draw_score, 0.0);
     assert!(p.validate().is_ok());
@@ -663,7 +663,7 @@ fn draw_score_values_draws_below_zero_for_both_sides() {
 /// `validate` with an error naming `key`.
 fn assert_refused(key: &str, bad: &[f32], set: impl Fn(&mut SearchParams, f32)) {
     for &v in bad {
-        let mut p = SearchParams::default();
+        let mut p = SearchParams::plain();
         set(&mut p, v);
         let e = p.validate().unwrap_err();
         assert!(e.contains(key), "{key} = {v}: {e}");
@@ -703,7 +703,7 @@ fn material_utility_prefers_the_move_predicted_to_win_material() {
                 simulations: 96,
                 gumbel_noise: false,
                 material_utility: weight,
-                ..Default::default()
+                ..SearchParams::plain()
             };
             let mut t = Tree::new(&g, params, rng_stream(1, "t", 0));
             let r = search(&mut t, &mut MaterialAfter(*after.position())).unwrap();
@@ -731,7 +731,7 @@ fn material_utility_prefers_the_move_predicted_to_win_material() {
     }
     let p = SearchParams {
         material_utility: 0.3,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     assert_eq!(p.for_play(64).material_utility, 0.3);
     assert!(p.validate().is_ok());
@@ -759,7 +759,7 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
         algorithm,
         simulations,
         avoid_repetition,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     // Play the move written `m` in `g`; returns it.
     let play = |g: &mut Game, m: &str| {
@@ -807,7 +807,7 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
     }
     let p = SearchParams {
         avoid_repetition: true,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     assert!(!p.for_play(64).avoid_repetition);
 }
@@ -825,7 +825,7 @@ fn tactics_margin_leaves_out_root_moves_that_lose_material() {
                 algorithm,
                 simulations: 64,
                 tactics_margin: margin,
-                ..Default::default()
+                ..SearchParams::plain()
             };
             let g = game("W:We4,h3:Bb7,c6");
             let mut t = Tree::new(&g, params, rng_stream(3, "t", 0));
@@ -846,7 +846,7 @@ fn tactics_margin_leaves_out_root_moves_that_lose_material() {
     let p = SearchParams {
         tactics_margin: 1.0,
         tactics_in_tree: true,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     assert_eq!(p.for_play(64).tactics_margin, 1.0);
     assert!(p.for_play(64).tactics_in_tree);
@@ -877,7 +877,7 @@ fn selfplay_targets_cover_every_legal_move_with_zero_for_moves_left_out() {
         simulations: 16,
         tactics_margin: 0.5,
         tactics_in_tree: true,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     let (samples, _) = sp.run_iteration(&params, &cfg, &mut UniformEvaluator, 1, &mut |_| {}, &mut |_| {});
     assert!(!samples.is_empty());

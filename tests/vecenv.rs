@@ -95,7 +95,7 @@ fn selfplay_iteration(
     sp.keep_finished_games();
     let params = SearchParams {
         simulations: 8,
-        ..Default::default()
+        ..SearchParams::plain()
     };
     let (samples, stats) = sp.run_iteration(&params, cfg, &mut UniformEvaluator, 5, &mut |_| {}, &mut |_| {});
     (sp, samples, stats)

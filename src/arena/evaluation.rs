@@ -86,118 +86,183 @@ pub fn play_searcher_vs_alphabeta(
     tree_seed: u64,
     on_game: &mut dyn FnMut(),
 ) -> EvalResult {
-    let n = games;
-    let mut boards: Vec<Game> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
-    let color: Vec<Color> = (0..n)
-        .map(|g| if g % 2 == 0 { Color::White } else { Color::Black })
-        .collect();
-    // One tree per game for MCTS; the raw policy searches nothing and has none.
-    let mut trees: Vec<Tree> = match searcher {
-        Searcher::Mcts(params) => boards
-            .iter()
-            .enumerate()
-            .map(|(i, g)| Tree::new(g, params.clone(), rng_stream(tree_seed, "eval-tree", i as u64)))
-            .collect(),
-        Searcher::Policy => Vec::new(),
-    };
-    let limits = Limits {
-        depth: Some(depth),
-        ..Default::default()
-    };
-    let mut abs: Vec<AlphaBeta> = (0..n)
-        .map(|_| AlphaBeta::new(format!("alphabeta:depth={depth}"), limits))
-        .collect();
-    let mut done: Vec<Option<Outcome>> = vec![None; n];
+    let mut games = EvalGames::new(searcher, settings, depth, games, tree_seed);
     loop {
-        for i in 0..n {
-            if done[i].is_none() {
-                done[i] = boards[i].outcome();
-                if done[i].is_some() {
+        games.record_finished(on_game);
+        let live: Vec<usize> = (0..games.boards.len())
+            .filter(|&i| games.done[i].is_none())
+            .collect();
+        if live.is_empty() {
+            break;
+        }
+        let mine: Vec<bool> = (0..games.boards.len())
+            .map(|i| games.done[i].is_none() && games.boards[i].position().side_to_move() == games.color[i])
+            .collect();
+        let mut moves = match searcher {
+            Searcher::Mcts(params) => games.search_moves(params, &mine, evaluator),
+            Searcher::Policy => games.policy_moves(&mine, evaluator),
+        };
+        for (i, m) in games.alphabeta_moves(&mine) {
+            moves[i] = Some(m);
+        }
+        games.play(&live, &moves);
+    }
+    games.result(depth)
+}
+
+/// The evaluation games under way: boards, the searcher's colour in each,
+/// its trees (none for the raw policy), alpha-beta's players, and the
+/// outcomes so far.
+struct EvalGames {
+    boards: Vec<Game>,
+    color: Vec<Color>,
+    trees: Vec<Tree>,
+    alphabeta: Vec<AlphaBeta>,
+    done: Vec<Option<Outcome>>,
+}
+
+impl EvalGames {
+    fn new(
+        searcher: Searcher<'_>,
+        settings: &MatchSettings,
+        depth: u32,
+        n: usize,
+        tree_seed: u64,
+    ) -> EvalGames {
+        let boards: Vec<Game> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
+        let color = (0..n)
+            .map(|g| if g % 2 == 0 { Color::White } else { Color::Black })
+            .collect();
+        let trees = match searcher {
+            Searcher::Mcts(params) => boards
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Tree::new(g, params.clone(), rng_stream(tree_seed, "eval-tree", i as u64)))
+                .collect(),
+            Searcher::Policy => Vec::new(),
+        };
+        let limits = Limits {
+            depth: Some(depth),
+            ..Default::default()
+        };
+        let alphabeta = (0..n)
+            .map(|_| AlphaBeta::new(format!("alphabeta:depth={depth}"), limits))
+            .collect();
+        EvalGames {
+            boards,
+            color,
+            trees,
+            alphabeta,
+            done: vec![None; n],
+        }
+    }
+
+    /// Note the games that have just ended.
+    fn record_finished(&mut self, on_game: &mut dyn FnMut()) {
+        for (board, done) in self.boards.iter().zip(self.done.iter_mut()) {
+            if done.is_none() {
+                *done = board.outcome();
+                if done.is_some() {
                     on_game();
                 }
             }
         }
-        let live: Vec<usize> = (0..n).filter(|&i| done[i].is_none()).collect();
-        if live.is_empty() {
-            break;
+    }
+
+    /// The searcher's moves where it is to move (`mine`): every such tree
+    /// searched, their leaves in one batch.
+    fn search_moves(
+        &mut self,
+        params: &SearchParams,
+        mine: &[bool],
+        evaluator: &mut dyn Evaluator,
+    ) -> Vec<Option<Move>> {
+        for (t, _) in self.trees.iter_mut().zip(mine).filter(|(_, &m)| m) {
+            t.start(params.simulations);
         }
-        let mine: Vec<bool> = (0..n)
-            .map(|i| done[i].is_none() && boards[i].position().side_to_move() == color[i])
+        let mut refs: Vec<&mut Tree> = self
+            .trees
+            .iter_mut()
+            .zip(mine)
+            .filter(|(_, &m)| m)
+            .map(|(t, _)| t)
             .collect();
-        let mut moves: Vec<Option<Move>> = vec![None; n];
-        match searcher {
-            Searcher::Mcts(params) => {
-                for (i, t) in trees.iter_mut().enumerate() {
-                    if mine[i] {
-                        t.start(params.simulations);
-                    }
-                }
-                let mut refs: Vec<&mut Tree> = trees
-                    .iter_mut()
-                    .enumerate()
-                    .filter(|(i, _)| mine[*i])
-                    .map(|(_, t)| t)
-                    .collect();
-                search_batched(&mut refs, evaluator);
-                for i in 0..n {
-                    if mine[i] {
-                        moves[i] = trees[i].result().map(|r| r.best);
-                    }
-                }
-            }
-            Searcher::Policy => {
-                let at: Vec<usize> = (0..n).filter(|&i| mine[i]).collect();
-                let legal: Vec<MoveList> = at.iter().map(|&i| boards[i].position().legal_moves()).collect();
-                let reqs: Vec<EvalRequest<'_>> = at
-                    .iter()
-                    .zip(&legal)
-                    .map(|(&i, m)| EvalRequest {
-                        game: &boards[i],
-                        moves: m,
-                    })
-                    .collect();
-                for ((&i, m), e) in at.iter().zip(&legal).zip(evaluator.evaluate(&reqs)) {
-                    let best = (0..m.len()).max_by(|&a, &b| e.priors[a].total_cmp(&e.priors[b]));
-                    moves[i] = best.map(|k| m[k]);
-                }
-            }
+        search_batched(&mut refs, evaluator);
+        self.trees
+            .iter_mut()
+            .zip(mine)
+            .map(|(t, &m)| if m { t.result().map(|r| r.best) } else { None })
+            .collect()
+    }
+
+    /// The raw policy's most likely move where it is to move, all positions
+    /// in one evaluation.
+    fn policy_moves(&self, mine: &[bool], evaluator: &mut dyn Evaluator) -> Vec<Option<Move>> {
+        let mut moves = vec![None; self.boards.len()];
+        let at: Vec<usize> = (0..self.boards.len()).filter(|&i| mine[i]).collect();
+        let legal: Vec<MoveList> = at
+            .iter()
+            .map(|&i| self.boards[i].position().legal_moves())
+            .collect();
+        let reqs: Vec<EvalRequest<'_>> = at
+            .iter()
+            .zip(&legal)
+            .map(|(&i, m)| EvalRequest {
+                game: &self.boards[i],
+                moves: m,
+            })
+            .collect();
+        for ((&i, m), e) in at.iter().zip(&legal).zip(evaluator.evaluate(&reqs)) {
+            let best = (0..m.len()).max_by(|&a, &b| e.priors[a].total_cmp(&e.priors[b]));
+            moves[i] = best.map(|k| m[k]);
         }
-        let ab_moves: Vec<(usize, Move)> = abs
+        moves
+    }
+
+    /// Alpha-beta's moves in the games it is to move in, in parallel.
+    fn alphabeta_moves(&mut self, mine: &[bool]) -> Vec<(usize, Move)> {
+        let (boards, done) = (&self.boards, &self.done);
+        self.alphabeta
             .par_iter_mut()
             .enumerate()
             .filter(|(i, _)| done[*i].is_none() && !mine[*i])
             .map(|(i, ab)| (i, ab.search(&boards[i]).0))
-            .collect();
-        for (i, m) in ab_moves {
-            moves[i] = Some(m);
-        }
-        for i in live {
-            let m = moves[i].unwrap_or_else(|| boards[i].position().legal_moves()[0]);
-            boards[i].play_unchecked(&m);
-            if let Some(t) = trees.get_mut(i) {
+            .collect()
+    }
+
+    /// Play each live game's move (its first legal move if none was found).
+    fn play(&mut self, live: &[usize], moves: &[Option<Move>]) {
+        for &i in live {
+            let m = moves[i].unwrap_or_else(|| self.boards[i].position().legal_moves()[0]);
+            self.boards[i].play_unchecked(&m);
+            if let Some(t) = self.trees.get_mut(i) {
                 t.advance(&m);
             }
         }
     }
-    let mut r = EvalResult {
-        depth,
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        games: Vec::with_capacity(n),
-    };
-    for i in 0..n {
-        let o = done[i].expect("every game finished");
-        match o.winner {
-            Some(w) if w == color[i] => r.wins += 1,
-            None => r.draws += 1,
-            Some(_) => r.losses += 1,
+
+    /// The searcher's record over the finished games.
+    fn result(self, depth: u32) -> EvalResult {
+        let mut r = EvalResult {
+            depth,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            games: Vec::with_capacity(self.boards.len()),
+        };
+        for ((board, color), done) in self.boards.iter().zip(&self.color).zip(&self.done) {
+            let o = done.expect("every game finished");
+            match o.winner {
+                Some(w) if w == *color => r.wins += 1,
+                None => r.draws += 1,
+                Some(_) => r.losses += 1,
+            }
+            r.games.push(EvalGame {
+                color: *color,
+                outcome: o,
+                plies: board.ply(),
+            });
         }
-        r.games.push(EvalGame {
-            color: color[i],
-            outcome: o,
-            plies: boards[i].ply(),
-        });
+        r
     }
-    r
 }

@@ -302,7 +302,7 @@ pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
             spec.check_options(&allowed)?;
             let base = SearchParams {
                 simulations: 800,
-                ..SearchParams::default()
+                ..SearchParams::plain()
             };
             let params = spec.search_params(base)?;
             let rollouts = spec.get_positive("rollouts")?.unwrap_or(1) as u32;
@@ -384,14 +384,14 @@ mod tests {
     #[test]
     fn search_options_reach_the_params() {
         let s = PlayerSpec::parse("mcts:sims=64,algo=gumbel,considered=16,cpuct=2,collapse=true").unwrap();
-        let p = s.search_params(SearchParams::default()).unwrap();
+        let p = s.search_params(SearchParams::plain()).unwrap();
         assert!(p.collapse_forced);
         assert_eq!(p.simulations, 64);
         assert_eq!(p.algorithm, SearchAlgorithm::Gumbel);
         assert_eq!(p.gumbel_considered, 16);
         assert_eq!(p.c_puct, 2.0);
         let s = PlayerSpec::parse("mcts:material=0.25,draw=-0.1").unwrap();
-        let p = s.search_params(SearchParams::default()).unwrap();
+        let p = s.search_params(SearchParams::plain()).unwrap();
         assert_eq!(p.material_utility, 0.25);
         assert_eq!(p.draw_score, -0.1);
     }

@@ -5,7 +5,7 @@ use super::progress_bar;
 use anyhow::Result;
 use clap::Args;
 use damone::net::DeviceChoice;
-use damone::run::{Event, Phase, Run, RunConfig, Start};
+use damone::run::{EvalRow, Event, Metrics, Phase, Run, Start};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -53,41 +53,10 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
     } else {
         Start::New
     };
-    // On resume the config (file, --set) only locates the run folder; the
-    // run's own config is used, with the --set changes Run::open allows.
-    let locate: Vec<String> = if a.resume {
-        a.sets
-            .iter()
-            .filter(|s| s.starts_with("checkpoint_dir=") || s.starts_with("run="))
-            .cloned()
-            .collect()
-    } else {
-        a.sets.clone()
-    };
-    let cfg = RunConfig::load(a.config.as_deref(), &locate)?;
-    let mut run = Run::open(cfg, start)?;
+    let mut run = Run::open_with(a.config.as_deref(), &a.sets, start)?;
     let quiet = a.quiet;
     if !quiet {
-        let c = run.config();
-        eprintln!(
-            "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}, device {}{}",
-            c.run,
-            run.dir().display(),
-            c.model.blocks,
-            c.model.channels,
-            c.selfplay.games_per_iteration,
-            c.selfplay.parallel_games,
-            c.selfplay.full_sims,
-            c.selfplay.cheap_sims,
-            c.threads,
-            if c.threads == 1 { "" } else { "s" },
-            run.device().describe(),
-            if a.resume {
-                format!(", resuming at iteration {}", run.state().iteration + 1)
-            } else {
-                String::new()
-            }
-        );
+        eprintln!("{}", start_line(&run, a.resume));
     }
     let (iterations, minutes) = (run.config().iterations, run.config().time_limit_minutes);
     let mut bar = indicatif::ProgressBar::hidden();
@@ -107,45 +76,11 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
             bar = progress_bar(*total, &format!("iter {iteration} {what}"), quiet);
         }
         Event::Progress { done, .. } => bar.set_position(*done),
-        Event::Iteration { metrics: m, evals, .. } => {
+        Event::Iteration { metrics, evals, .. } => {
             bar.finish_and_clear();
-            if quiet {
-                return;
+            if !quiet {
+                eprintln!("{}", iteration_line(metrics, evals, iterations, minutes));
             }
-            let ev: Vec<String> = evals
-                .iter()
-                .map(|r| {
-                    format!(
-                        "ab{}: {}/{}/{} score {:.0}% ± {:.0}",
-                        r.depth,
-                        r.wins,
-                        r.draws,
-                        r.losses,
-                        100.0 * r.score,
-                        100.0 * r.score_95
-                    )
-                })
-                .collect();
-            let mut at = m.iteration.to_string();
-            if iterations > 0 {
-                at.push_str(&format!("/{iterations}"));
-            }
-            if minutes > 0.0 {
-                at.push_str(&format!(" ({:.0} min left)", (minutes - m.wall_s / 60.0).max(0.0)));
-            }
-            eprintln!(
-                "iter {at}: {} games, {} samples, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
-                m.games,
-                m.samples,
-                m.steps,
-                m.loss_policy,
-                m.loss_value,
-                m.positions_per_s,
-                m.mean_batch,
-                m.min_batch,
-                m.iter_s,
-                ev.join(" ")
-            );
         }
         Event::Finished { iterations } => played = *iterations,
         _ => {}
@@ -157,4 +92,70 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The run's first line: its folder, shape, self-play, threads and device.
+fn start_line(run: &Run, resume: bool) -> String {
+    let c = run.config();
+    format!(
+        "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}, device {}{}",
+        c.run,
+        run.dir().display(),
+        c.model.blocks,
+        c.model.channels,
+        c.selfplay.games_per_iteration,
+        c.selfplay.parallel_games,
+        c.selfplay.full_sims,
+        c.selfplay.cheap_sims,
+        c.threads,
+        if c.threads == 1 { "" } else { "s" },
+        run.device().describe(),
+        if resume {
+            format!(", resuming at iteration {}", run.state().iteration + 1)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// One iteration's line: games, samples, steps, losses, speed and the
+/// evaluation's scores.
+fn iteration_line(m: &Metrics, evals: &[EvalRow], iterations: u32, minutes: f64) -> String {
+    let ev: Vec<String> = evals
+        .iter()
+        .map(|r| {
+            format!(
+                "ab{}: {}/{}/{} score {:.0}% ± {:.0}",
+                r.depth,
+                r.wins,
+                r.draws,
+                r.losses,
+                100.0 * r.score,
+                100.0 * r.score_95
+            )
+        })
+        .collect();
+    let mut at = m.iteration.to_string();
+    if iterations > 0 {
+        at.push_str(&format!("/{iterations}"));
+    }
+    if minutes > 0.0 {
+        at.push_str(&format!(
+            " ({:.0} min left)",
+            (minutes - m.wall_s / 60.0).max(0.0)
+        ));
+    }
+    format!(
+        "iter {at}: {} games, {} samples, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
+        m.games,
+        m.samples,
+        m.steps,
+        m.loss_policy,
+        m.loss_value,
+        m.positions_per_s,
+        m.mean_batch,
+        m.min_batch,
+        m.iter_s,
+        ev.join(" ")
+    )
 }

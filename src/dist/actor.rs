@@ -105,17 +105,46 @@ pub fn run_actor(
     stop: &AtomicBool,
     on: &mut dyn FnMut(&ActorEvent),
 ) -> Result<u64, DistError> {
+    let Some((cfg, model)) = wait_for_run(store, opts, stop, on)? else {
+        return Ok(0);
+    };
+    let mut actor = Actor::new(store, opts, cfg, model, on)?;
+    let poll = Duration::from_secs_f64(actor.cfg.dist.poll_seconds);
+    let mut written = 0u64;
+    while !stop.load(Ordering::Relaxed) && opts.max_shards.is_none_or(|m| written < m) {
+        if store.get(DONE_KEY)?.is_some() {
+            break;
+        }
+        if !actor.refresh_model(on)? {
+            std::thread::sleep(poll);
+            continue;
+        }
+        if actor.play_shard(on)? {
+            written += 1;
+        }
+    }
+    on(&ActorEvent::Finished { shards: written });
+    Ok(written)
+}
+
+/// Wait for the run's config and model 0, written by the learner; None
+/// when `stop` is set first.
+fn wait_for_run(
+    store: &Store,
+    opts: &ActorOptions,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(&ActorEvent),
+) -> Result<Option<(RunConfig, ModelRecord)>, DistError> {
     let t_wait = Instant::now();
     let mut waiting = false;
-    // The run's config and model 0, written by the learner.
-    let (cfg, mut model) = loop {
+    loop {
         if stop.load(Ordering::Relaxed) {
-            return Ok(0);
+            return Ok(None);
         }
         if let (Some(text), Some(rec)) = (store_config(store)?, newest_model(store)?) {
             let cfg = RunConfig::from_saved_toml(&text, &[], "run.toml in the store")
                 .map_err(|e| DistError::Config(e.to_string()))?;
-            break (cfg, rec);
+            return Ok(Some((cfg, rec)));
         }
         if t_wait.elapsed() > opts.wait_for_learner {
             return Err(DistError::Config(format!(
@@ -129,61 +158,137 @@ pub fn run_actor(
             waiting = true;
         }
         std::thread::sleep(Duration::from_millis(500));
-    };
-    let compute = ComputeDevice::select(opts.device.unwrap_or(cfg.device))?;
-    let pool = crate::util::thread_pool(opts.threads.unwrap_or(cfg.threads)).map_err(DistError::Config)?;
-    let nonce: u32 = rand::random();
-    let name = format!("a{:04}-{nonce:08x}", opts.index);
-    on(&ActorEvent::Started {
-        name: name.clone(),
-        device: compute.describe().to_string(),
-    });
-    let mut sp_cfg = cfg.selfplay.clone();
-    sp_cfg.games_per_iteration = cfg.dist.games_per_shard;
-    let seed = rng_stream(cfg.seed ^ ((opts.index as u64) << 32 | nonce as u64), "actor", 0).random();
-    let mut selfplay = SelfPlay::new(&sp_cfg, Position::start(cfg.variant), cfg.rules, seed);
-    selfplay.keep_finished_games();
-    let poll = Duration::from_secs_f64(cfg.dist.poll_seconds);
-    let mut evaluator: Option<(u64, NetEvaluator)> = None;
-    let mut written = 0u64;
-    let mut seq = 0u64;
-    while !stop.load(Ordering::Relaxed) && opts.max_shards.is_none_or(|m| written < m) {
-        if store.get(DONE_KEY)?.is_some() {
-            break;
+    }
+}
+
+/// An actor at work: its name, its self-play, and the model it plays with.
+struct Actor<'s> {
+    store: &'s Store,
+    cfg: RunConfig,
+    name: String,
+    compute: ComputeDevice,
+    pool: rayon::ThreadPool,
+    selfplay: SelfPlay,
+    /// Self-play's settings, with a shard's games per iteration.
+    sp_cfg: crate::selfplay::SelfPlayConfig,
+    seed: u64,
+    /// The newest model record seen.
+    model: ModelRecord,
+    /// The network of the model version played with.
+    evaluator: Option<(u64, NetEvaluator)>,
+    /// Shards attempted so far (a part of their names).
+    seq: u64,
+}
+
+impl<'s> Actor<'s> {
+    fn new(
+        store: &'s Store,
+        opts: &ActorOptions,
+        cfg: RunConfig,
+        model: ModelRecord,
+        on: &mut dyn FnMut(&ActorEvent),
+    ) -> Result<Actor<'s>, DistError> {
+        let compute = ComputeDevice::select(opts.device.unwrap_or(cfg.device))?;
+        let pool =
+            crate::util::thread_pool(opts.threads.unwrap_or(cfg.threads)).map_err(DistError::Config)?;
+        let nonce: u32 = rand::random();
+        let name = format!("a{:04}-{nonce:08x}", opts.index);
+        on(&ActorEvent::Started {
+            name: name.clone(),
+            device: compute.describe().to_string(),
+        });
+        let mut sp_cfg = cfg.selfplay.clone();
+        sp_cfg.games_per_iteration = cfg.dist.games_per_shard;
+        let stream = (opts.index as u64) << 32 | nonce as u64;
+        let seed = rng_stream(cfg.seed, "actor", stream).random();
+        let mut selfplay = SelfPlay::new(&sp_cfg, Position::start(cfg.variant), cfg.rules, seed);
+        selfplay.keep_finished_games();
+        Ok(Actor {
+            store,
+            cfg,
+            name,
+            compute,
+            pool,
+            selfplay,
+            sp_cfg,
+            seed,
+            model,
+            evaluator: None,
+            seq: 0,
+        })
+    }
+
+    /// Take the newest model, loading its weights when it is new; false
+    /// while no model's weights could be had (a bad newer one keeps the
+    /// last good model).
+    fn refresh_model(&mut self, on: &mut dyn FnMut(&ActorEvent)) -> Result<bool, DistError> {
+        if let Some(rec) = newest_model(self.store)? {
+            self.model = rec;
         }
-        if let Some(rec) = newest_model(store)? {
-            model = rec;
+        let version = self.model.version;
+        if self.evaluator.as_ref().is_some_and(|(v, _)| *v == version) {
+            return Ok(true);
         }
-        if evaluator.as_ref().is_none_or(|(v, _)| *v != model.version) {
-            match load_weights(store, &model).and_then(|w| {
-                net_from_bytes(&cfg.model, w, compute.burn(), "model weights").map_err(|e| e.to_string())
-            }) {
-                Ok(net) => {
-                    evaluator = Some((model.version, NetEvaluator::on_device(&net, &compute)));
-                    on(&ActorEvent::Model {
-                        version: model.version,
-                    });
-                }
-                Err(why) => {
-                    on(&ActorEvent::BadWeights {
-                        version: model.version,
-                        why,
-                    });
-                    if evaluator.is_none() {
-                        std::thread::sleep(poll);
-                        continue;
-                    }
-                    // Go on with the last good model.
-                }
+        let net = load_weights(self.store, &self.model).and_then(|w| {
+            net_from_bytes(&self.cfg.model, w, self.compute.burn(), "model weights")
+                .map_err(|e| e.to_string())
+        });
+        match net {
+            Ok(net) => {
+                self.evaluator = Some((version, NetEvaluator::on_device(&net, &self.compute)));
+                on(&ActorEvent::Model { version });
             }
+            Err(why) => on(&ActorEvent::BadWeights { version, why }),
         }
-        let (version, ev) = evaluator.as_mut().expect("a model");
+        Ok(self.evaluator.is_some())
+    }
+
+    /// Play a shard's games and write the shard, unless the learner has
+    /// moved past its model; whether it was written.
+    fn play_shard(&mut self, on: &mut dyn FnMut(&ActorEvent)) -> Result<bool, DistError> {
+        let (version, ev) = self.evaluator.as_mut().expect("a model");
         let version = *version;
         let t = Instant::now();
-        let sp_seed = rng_stream(seed, "shard", seq).random();
-        let (samples, stats) = pool
-            .install(|| selfplay.run_iteration(&cfg.search, &sp_cfg, ev, sp_seed, &mut |_| {}, &mut |_| {}));
-        let pdn: String = selfplay
+        let sp_seed = rng_stream(self.seed, "shard", self.seq).random();
+        let (cfg, sp_cfg, selfplay) = (&self.cfg, &self.sp_cfg, &mut self.selfplay);
+        let (samples, stats) = self
+            .pool
+            .install(|| selfplay.run_iteration(&cfg.search, sp_cfg, ev, sp_seed, &mut |_| {}, &mut |_| {}));
+        let pdn = self.finished_games_pdn(version);
+        let key = shard_key(version, &self.name, self.seq);
+        self.seq += 1;
+        // A shard the learner would skip as stale is not written.
+        let newest = newest_model(self.store)?.map_or(version, |r| r.version);
+        if newest > version + self.cfg.dist.max_staleness as u64 {
+            on(&ActorEvent::Dropped { key, newest });
+            return Ok(false);
+        }
+        let shard = Shard {
+            model_version: version,
+            actor: self.name.clone(),
+            games: stats.games,
+            plies: stats.plies,
+            samples,
+            pdn,
+        };
+        if self.store.put_create(&key, &shard.to_bytes())? == Created::Conflict {
+            return Err(DistError::Corrupt(
+                key,
+                "another object has this actor's shard name".into(),
+            ));
+        }
+        on(&ActorEvent::Shard {
+            key,
+            games: stats.games,
+            samples: shard.samples.len(),
+            seconds: t.elapsed().as_secs_f64(),
+        });
+        Ok(true)
+    }
+
+    /// The games self-play finished since the last shard, as PDN.
+    fn finished_games_pdn(&mut self, version: u64) -> String {
+        self.selfplay
             .take_finished_games()
             .iter()
             .enumerate()
@@ -193,43 +298,11 @@ pub fn run_actor(
                     round: format!("{}", i + 1),
                     white: format!("model {version}"),
                     black: format!("model {version}"),
-                    extra: vec![("Actor".into(), name.clone())],
+                    extra: vec![("Actor".into(), self.name.clone())],
                     ..Default::default()
                 };
                 to_pdn(g, Some(o), &h) + "\n"
             })
-            .collect();
-        let key = shard_key(version, &name, seq);
-        seq += 1;
-        // A shard the learner would skip as stale is not written.
-        let newest = newest_model(store)?.map_or(version, |r| r.version);
-        if newest > version + cfg.dist.max_staleness as u64 {
-            on(&ActorEvent::Dropped { key, newest });
-            continue;
-        }
-        let shard = Shard {
-            model_version: version,
-            actor: name.clone(),
-            games: stats.games,
-            plies: stats.plies,
-            samples,
-            pdn,
-        };
-        let n = shard.samples.len();
-        if store.put_create(&key, &shard.to_bytes())? == Created::Conflict {
-            return Err(DistError::Corrupt(
-                key,
-                "another object has this actor's shard name".into(),
-            ));
-        }
-        written += 1;
-        on(&ActorEvent::Shard {
-            key,
-            games: stats.games,
-            samples: n,
-            seconds: t.elapsed().as_secs_f64(),
-        });
+            .collect()
     }
-    on(&ActorEvent::Finished { shards: written });
-    Ok(written)
 }

@@ -119,8 +119,29 @@ pub struct SearchParams {
     pub tactics_in_tree: bool,
 }
 
+/// The run's search defaults: configs/default.toml's `[search]` (a test
+/// holds the two equal), with 200 simulations for players.
 impl Default for SearchParams {
     fn default() -> Self {
+        SearchParams {
+            algorithm: SearchAlgorithm::Gumbel,
+            dirichlet_epsilon: 0.25,
+            temperature_plies: 12,
+            leaves_per_tree: 2,
+            gumbel_considered: 8,
+            collapse_forced: true,
+            tactics_margin: 1.0,
+            tactics_in_tree: true,
+            ..SearchParams::plain()
+        }
+    }
+}
+
+impl SearchParams {
+    /// A plain PUCT search: 200 simulations, no root noise, one leaf per
+    /// tree, no forced-move collapse, no tactical check. The base of the
+    /// `mcts:` players and of tests that set only what they measure.
+    pub fn plain() -> SearchParams {
         SearchParams {
             algorithm: SearchAlgorithm::Puct,
             simulations: 200,
@@ -149,9 +170,7 @@ impl Default for SearchParams {
             tactics_in_tree: false,
         }
     }
-}
 
-impl SearchParams {
     /// The same settings for play rather than training: `sims` simulations,
     /// no root noise, no Gumbel noise, always the best move, one leaf per
     /// tree, no contempt and every legal move at the root.

@@ -177,7 +177,7 @@ mod tests {
                     simulations: 400,
                     tactics_margin: 0.5,
                     tactics_in_tree: in_tree,
-                    ..Default::default()
+                    ..SearchParams::plain()
                 };
                 let g = Game::new(pos("B:We4,h3:Bb7,c6"), DrawRules::default());
                 let mut t = Tree::new(&g, params, rng_stream(5, "t", 0));

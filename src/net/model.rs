@@ -46,12 +46,12 @@ impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig {
             blocks: 4,
-            channels: 48,
+            channels: 32,
             value_hidden: 64,
-            policy_head: PolicyHeadKind::Dense,
-            policy_planes: 2,
+            policy_head: PolicyHeadKind::Bilinear,
+            policy_planes: 16,
             inputs: Inputs::Basic,
-            aux_heads: false,
+            aux_heads: true,
             reply_head: false,
         }
     }

@@ -368,7 +368,7 @@ mod tests {
             variant: Variant::Standard,
             rules: DrawRules::default(),
             model,
-            search: SearchParams::default(),
+            search: SearchParams::plain(),
             provenance: Provenance {
                 run: "t".into(),
                 ..Default::default()

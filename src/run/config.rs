@@ -48,7 +48,7 @@ pub struct EvalConfig {
 impl Default for EvalConfig {
     fn default() -> Self {
         EvalConfig {
-            interval: 5,
+            interval: 8,
             games: 20,
             depths: vec![2, 4, 6],
             sims: 64,
@@ -114,6 +114,8 @@ pub struct RunConfig {
     pub dist: DistConfig,
 }
 
+/// The embedded configs/default.toml, key for key (each section's `Default`
+/// too; `rust_defaults_equal_the_embedded_default_config` holds them equal).
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -125,7 +127,7 @@ impl Default for RunConfig {
             time_limit_minutes: 60.0,
             variant: Variant::Standard,
             checkpoint_dir: "checkpoints".into(),
-            keep_last: 3,
+            keep_last: 10,
             rules: DrawRules::default(),
             model: ModelConfig::default(),
             search: SearchParams::default(),
@@ -149,13 +151,31 @@ impl RunConfig {
 
     /// Parse a config that a run saved (a checkpoint's `config.toml`, a
     /// store's `run.toml`), with `--set` overrides. A saved config holds
-    /// every key its build knew; a key added since takes the code's
-    /// default, which keeps the old behaviour (the embedded default config
-    /// may have moved on: new input planes must not be read into a network
+    /// every key its build knew; a key added since takes the value that
+    /// keeps the old behaviour ([`RunConfig::before_later_keys`]), not
+    /// today's default (new input planes must not be read into a network
     /// trained without them).
     pub fn from_saved_toml(text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
-        let defaults = toml::Table::try_from(RunConfig::default()).expect("the default config serialises");
-        Self::parse_over(defaults, text, sets, origin)
+        let base = toml::Table::try_from(RunConfig::before_later_keys()).expect("the config serialises");
+        Self::parse_over(base, text, sets, origin)
+    }
+
+    /// The defaults with every feature whose key was added after the first
+    /// saved configs switched off, as a run saved without those keys
+    /// played: the base a saved config is read over.
+    pub fn before_later_keys() -> RunConfig {
+        let mut c = RunConfig::default();
+        c.model.policy_head = crate::net::PolicyHeadKind::Dense;
+        c.model.policy_planes = 2;
+        c.model.aux_heads = false;
+        let s = &mut c.search;
+        (s.collapse_forced, s.avoid_repetition, s.tactics_in_tree) = (false, false, false);
+        (s.draw_score, s.material_utility, s.tactics_margin) = (0.0, 0.0, 0.0);
+        c.selfplay.cheap_samples = false;
+        c.selfplay.eval_cache = 0;
+        c.train.material_weight = 0.0;
+        c.train.plies_left_weight = 0.0;
+        c
     }
 
     fn parse_over(mut value: toml::Table, text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
@@ -335,6 +355,24 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One set of defaults: the Rust `Default` of the config and of each
+    /// of its sections equals the embedded configs/default.toml.
+    #[test]
+    fn rust_defaults_equal_the_embedded_default_config() {
+        let embedded = RunConfig::from_toml(DEFAULT_CONFIG, &[], "(embedded)").unwrap();
+        let rust = RunConfig::default();
+        assert_eq!(rust.rules, embedded.rules);
+        assert_eq!(rust.model, embedded.model);
+        assert_eq!(rust.search, embedded.search);
+        assert_eq!(rust.selfplay, embedded.selfplay);
+        assert_eq!(rust.train, embedded.train);
+        assert_eq!(rust.eval, embedded.eval);
+        assert_eq!(rust.dist, embedded.dist);
+        assert_eq!(rust, embedded);
+        // An empty file is the default run too.
+        assert_eq!(RunConfig::from_toml("", &[], "(empty)").unwrap(), rust);
+    }
 
     #[test]
     fn embedded_default_is_valid_and_sets_apply() {

@@ -329,6 +329,23 @@ impl Run {
         Ok(())
     }
 
+    /// Open a run from a config file (None: the embedded default) and
+    /// `sets`. On resume the file and `sets` only locate the run folder
+    /// (`run`, `checkpoint_dir`); the run's own config is used, with the
+    /// `sets` changes [`RESUME_KEYS`] allow.
+    pub fn open_with(config: Option<&Path>, sets: &[String], start: Start) -> Result<Run, RunError> {
+        let locate: Vec<String> = match start {
+            Start::Resume { .. } => sets
+                .iter()
+                .filter(|s| s.starts_with("checkpoint_dir=") || s.starts_with("run="))
+                .cloned()
+                .collect(),
+            _ => sets.to_vec(),
+        };
+        let cfg = RunConfig::load(config, &locate)?;
+        Run::open(cfg, start)
+    }
+
     /// Open the run and play it to its limits.
     pub fn start(cfg: RunConfig, start: Start, observer: &mut Observer<'_>) -> Result<Run, RunError> {
         let mut run = Run::open(cfg, start)?;
