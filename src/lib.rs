@@ -7,17 +7,17 @@
 //!
 //! | module | owns |
 //! | --- | --- |
-//! | [`util`] | seeded RNG streams, the binary reader/writer, atomic writes, Elo maths, CPU time |
+//! | [`util`] | seeded RNG streams and the one seed derivation, the binary reader/writer, atomic writes, Elo maths, CPU time, text lines, SVG charts |
 //! | [`game`] | the rules engine: positions, moves, games, notation, FEN, perft |
 //! | [`mcts`] | PUCT and Gumbel search over any position, the MCTS-solver, forced moves played through inside the tree, the `Evaluator` trait and its cache, `Wdl` |
-//! | [`net`] | input encoding and policy index, the burn model, the fast inference path, `NetEvaluator` |
+//! | [`net`] | input encoding and policy index, the burn model, the fast CPU inference path ([`net::inference`]), `NetEvaluator` |
 //! | [`data`] | training samples, the replay window and its file |
 //! | [`selfplay`] | the vectorised environment and the self-play driver that never waits |
-//! | [`train`] | losses, optimisers, schedules: the learner |
-//! | [`arena`] | the `Player` trait, baseline bots, specs, matches, tournaments, evaluation games |
-//! | [`run`] | a training run: config, loop, observer events, checkpoints, CSV logs |
-//! | [`dist`] | self-play on many machines: actors and a learner over object storage |
-//! | [`player`] | player files, loading any network player, the player factory |
+//! | [`train`] | losses, optimisers, schedules, the hand-written CPU training step: the learner |
+//! | [`arena`] | the `Player` trait, baseline bots, specs and player lists, matches and their files, tournaments, evaluation games, a person's game against an engine |
+//! | [`run`] | a training run: config, the iteration's phases, observer events, checkpoints, CSV logs, charts |
+//! | [`cluster`] | self-play on many machines: actors and a learner over object storage |
+//! | [`player`] | player files, loading any network player (file, checkpoint or run folder), the player factory, the rating protocol, checkpoint tournaments |
 //! | [`engine_protocol`] | the engine line protocol over any reader and writer |
 //! | [`bench`] | the benchmarks: perft, search and network speed |
 //! | [`serve`] | the web page: play and analyse, watch a run |
@@ -42,7 +42,7 @@ pub mod arena;
 
 pub mod run;
 
-pub mod dist;
+pub mod cluster;
 
 pub mod player;
 

@@ -2,7 +2,7 @@
 
 mod analyse;
 mod arena;
-mod dist;
+mod cluster;
 mod engine;
 mod export;
 mod info;
@@ -60,13 +60,13 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Self-play actor for many machines: plays games with the newest
     /// model in a shared store and writes them as shards.
-    Actor(dist::ActorArgs),
+    Actor(cluster::ActorArgs),
     /// Learner for many machines: trains on the actors' shards in a shared
     /// store and publishes model versions.
-    Learner(dist::LearnerArgs),
+    Learner(cluster::LearnerArgs),
     /// What a shared store holds: model versions and shards, with a check
     /// that no shard was lost or used twice.
-    Store(dist::StoreStatusArgs),
+    Store(cluster::StoreStatusArgs),
 }
 
 /// Run a parsed command line.
@@ -86,9 +86,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Analyse(a) => analyse::run_analyse(a),
         Command::Info(a) => info::run_info(a),
         Command::Serve(a) => serve::run_serve(a),
-        Command::Actor(a) => dist::run_actor_cmd(a),
-        Command::Learner(a) => dist::run_learner_cmd(a),
-        Command::Store(a) => dist::run_store_status(a),
+        Command::Actor(a) => cluster::run_actor_cmd(a),
+        Command::Learner(a) => cluster::run_learner_cmd(a),
+        Command::Store(a) => cluster::run_store_status(a),
     }
 }
 

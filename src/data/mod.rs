@@ -76,9 +76,8 @@ impl AuxTargets {
     /// The targets for `side` of a position `plies_left` plies before the
     /// game ended in `end`.
     pub fn at_end(end: &Position, side: Color, plies_left: u32) -> AuxTargets {
-        let diff = end.count(side) as f32 - end.count(side.opposite()) as f32;
         AuxTargets {
-            material: diff / 8.0,
+            material: end.piece_balance(side),
             plies_left: plies_left as f32 / 100.0,
         }
     }

@@ -293,6 +293,12 @@ impl Position {
         self.by_color[c.index()].count_ones()
     }
 
+    /// `c`'s pieces minus the opponent's, over 8: the material measure of
+    /// the network's auxiliary target and of the search's material utility.
+    pub fn piece_balance(&self, c: Color) -> f32 {
+        (self.count(c) as f32 - self.count(c.opposite()) as f32) / 8.0
+    }
+
     /// Material of a colour in conventional units: Pedina 100, Dama 250,
     /// Damone 600 (2000 in `damone-hunt`, where losing the last Damone
     /// loses the game). The baseline's evaluation and the search's

@@ -315,10 +315,8 @@ impl Tree {
     }
 }
 
-/// A finished game's material for its side to move, as the material target
-/// measures it ([`crate::data::AuxTargets`]): its pieces minus the
-/// opponent's, over 8.
+/// A finished game's material for its side to move, as the network's
+/// material target measures it ([`crate::game::Position::piece_balance`]).
 fn final_material(pos: &crate::game::Position) -> f32 {
-    let side = pos.side_to_move();
-    crate::data::AuxTargets::at_end(pos, side, 0).material
+    pos.piece_balance(pos.side_to_move())
 }

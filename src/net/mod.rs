@@ -5,7 +5,7 @@
 
 pub mod device;
 pub mod encode;
-pub mod fast;
+pub mod inference;
 pub mod model;
 pub mod winograd;
 
@@ -13,7 +13,7 @@ pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
     policy_indices, reflect_index, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
-pub use fast::{ConvAlgorithm, FastNet, SearchOutputs};
+pub use inference::{ConvAlgorithm, FastNet, SearchOutputs};
 pub use model::{ModelConfig, Net, PolicyHeadKind, AUX_OUTPUTS};
 
 use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};

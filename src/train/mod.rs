@@ -17,7 +17,7 @@ use crate::net::{
     planes_tensor, policy_indices, reflect_index, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
 };
 use crate::util::Rng;
-mod fast;
+mod cpu_step;
 pub mod optim;
 
 use burn::optim::GradientsParams;
@@ -97,7 +97,7 @@ pub struct TrainParams {
     /// (0 = uniform batches; see `ReplayWindow::batches`).
     pub surprise_fraction: f32,
     /// On the CPU, compute each step's gradients with the hand-written
-    /// training pass (`train/fast/`) instead of burn's autodiff (the same
+    /// training pass (`train/cpu_step/`) instead of burn's autodiff (the same
     /// gradients up to rounding; networks with a reply head always take
     /// burn's path).
     pub fast_step: bool,
@@ -282,7 +282,7 @@ pub struct Trainer {
     plain: Device,
     fast: bool,
     /// The hand-written step's buffers, kept between steps.
-    pool: fast::Pool,
+    pool: cpu_step::Pool,
     /// Training steps taken so far.
     pub step: u64,
     pub params: TrainParams,
@@ -388,7 +388,7 @@ impl Trainer {
             optim,
             fast: params.fast_step && device == Device::flex(),
             plain: device,
-            pool: fast::Pool::default(),
+            pool: cpu_step::Pool::default(),
             step: 0,
             params,
             model,
@@ -412,10 +412,10 @@ impl Trainer {
         );
         let net = self.net.take().expect("network present");
         let lr = self.params.lr_at(self.step);
-        if self.fast && fast::supports(&net) {
+        if self.fast && cpu_step::supports(&net) {
             let weights = [self.params.material_weight, self.params.plies_left_weight];
-            let s = fast::step(&net, &b, self.model.inputs, weights, &self.pool);
-            fast::update_running_stats(&net, &s.stats);
+            let s = cpu_step::step(&net, &b, self.model.inputs, weights, &self.pool);
+            cpu_step::update_running_stats(&net, &s.stats);
             self.net = Some(self.optim.step(lr, net, s.grads.into_params(&self.plain)));
             self.step += 1;
             return s.losses;

@@ -1,9 +1,9 @@
 //! `damone actor`, `damone learner` and `damone store`: self-play on many
-//! machines over the library's [`damone::dist`].
+//! machines over the library's [`damone::cluster`].
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damone::dist::{
+use damone::cluster::{
     audit, run_actor, scheduler_index, ActorEvent, ActorOptions, Learner, LearnerEvent, Store, StoreOptions,
     Taken,
 };
@@ -126,7 +126,7 @@ pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
     let store = a.store.open()?;
     let name = store.name().to_string();
     let fresh = RunConfig::load(a.config.as_deref(), &a.sets)?;
-    let has_run = damone::dist::learner::store_config(&store)?.is_some();
+    let has_run = damone::cluster::learner::store_config(&store)?.is_some();
     let sets = if has_run { a.sets.clone() } else { Vec::new() };
     if has_run && a.config.is_some() {
         eprintln!("note: {name} already holds a run; its run.toml is used, not --config");
@@ -192,7 +192,7 @@ pub struct StoreStatusArgs {
 pub fn run_store_status(a: StoreStatusArgs) -> Result<()> {
     let store = a.store.open()?;
     if let Some(n) = a.bench {
-        let b = damone::dist::bench_store(&store, n)?;
+        let b = damone::cluster::bench_store(&store, n)?;
         println!(
             "{}: {} shards of {} bytes: {:.2} ms per create-only write, {:.2} ms per read+decode, {:.2} ms to list them",
             store.name(),

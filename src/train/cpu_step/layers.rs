@@ -4,7 +4,7 @@
 //! convolutions, each with its backward pass, over NHWC rows; the gradients
 //! as the optimiser takes them; and the [`Pool`] their buffers come from.
 
-use crate::net::fast::{self, grow, im2col, vec_of, TapTable};
+use crate::net::inference::{self, grow, im2col, vec_of, TapTable};
 use crate::net::winograd::WinogradConv;
 use burn::module::ParamId;
 use burn::nn::conv::Conv2d;
@@ -438,7 +438,7 @@ pub(super) fn bn_backward<'p>(
 pub(super) struct Dense {
     pub(super) w_id: ParamId,
     pub(super) b_id: Option<ParamId>,
-    pub(super) d: fast::Dense,
+    pub(super) d: inference::Dense,
 }
 
 impl Dense {
@@ -446,7 +446,7 @@ impl Dense {
         Dense {
             w_id: l.weight.id,
             b_id: l.bias.as_ref().map(|b| b.id),
-            d: fast::Dense::new(l),
+            d: inference::Dense::new(l),
         }
     }
 

@@ -6,8 +6,8 @@
 //! writes.
 
 use async_trait::async_trait;
-use damone::dist::protocol::{model_key, shard_key, shard_prefix, weights_key};
-use damone::dist::{
+use damone::cluster::protocol::{model_key, shard_key, shard_prefix, weights_key};
+use damone::cluster::{
     all_models, audit, run_actor, ActorEvent, ActorOptions, DistError, Learner, Shard, Store, StoreError,
     StoreOptions, Taken,
 };
@@ -200,7 +200,7 @@ fn shards_round_trip_and_corruption_is_detected() {
     let e = Shard::from_bytes(&bytes[..10]).unwrap_err().to_string();
     assert!(e.contains("game shard"), "{e}");
     // The store benchmark copies it, reads the copies back and removes them.
-    let b = damone::dist::bench_store(&store, 3).unwrap();
+    let b = damone::cluster::bench_store(&store, 3).unwrap();
     assert_eq!((b.shards, b.bytes), (3, bytes.len()));
     assert!(store.list("bench/").unwrap().is_empty());
 }
@@ -229,7 +229,7 @@ fn one_learner_and_two_actors_train_over_a_local_folder() {
     let mut published = Vec::new();
     learner
         .run(&AtomicBool::new(false), &mut |e| {
-            if let damone::dist::LearnerEvent::Published(r) = e {
+            if let damone::cluster::LearnerEvent::Published(r) = e {
                 published.push(r.version)
             }
         })
@@ -257,7 +257,7 @@ fn one_learner_and_two_actors_train_over_a_local_folder() {
     // Weights are stored under their hash and match it.
     for r in &a.models {
         let w = store.get(&weights_key(&r.sha256)).unwrap().unwrap();
-        assert_eq!(damone::dist::protocol::sha256_hex(&w), r.sha256);
+        assert_eq!(damone::cluster::protocol::sha256_hex(&w), r.sha256);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

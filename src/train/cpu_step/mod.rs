@@ -2,7 +2,7 @@
 //! [`Net`] in training mode (batch statistics), the losses of
 //! [`super::Trainer`], and the backward pass, written out over NHWC rows
 //! (`[positions * 64, channels]`) in the manner of the fast inference path
-//! ([`crate::net::fast`]).
+//! ([`crate::net::inference`]).
 //!
 //! The gradients go into burn's [`GradientsParams`] under the parameters'
 //! ids, so the optimiser, the weights and their files stay burn's; only the
@@ -33,7 +33,7 @@ mod bilinear;
 mod layers;
 
 use super::{Batch, Losses};
-use crate::net::fast::{tap_table, vec_of};
+use crate::net::inference::{tap_table, vec_of};
 use crate::net::model::{Net, AUX_OUTPUTS};
 use crate::net::{Inputs, MAX_PLANES, POLICY_SIZE};
 use burn::nn::BatchNorm;
