@@ -58,9 +58,14 @@ fn check(model: ModelConfig, seed: u64) {
             let (fp, fv) = f.forward(&obs[..n]);
             let dp = max_diff(&p, &fp);
             let dv = max_diff(&v, &fv);
+            // 1e-4, or 1e-5 of the largest logit where logits pass 10 (the
+            // bilinear head's logits of moves that are never legal grow
+            // into the hundreds; f32 sums in another order differ by
+            // rounding in proportion).
+            let largest = p.iter().fold(0.0f32, |m, x| m.max(x.abs()));
             assert!(
-                dp <= 1e-4,
-                "{model:?} {what} batch {n}: policy logits differ by {dp}"
+                dp <= 1e-4 * (largest / 10.0).max(1.0),
+                "{model:?} {what} batch {n}: policy logits differ by {dp} (largest {largest})"
             );
             assert!(
                 dv <= 1e-4,
@@ -123,18 +128,17 @@ fn check(model: ModelConfig, seed: u64) {
 
 #[test]
 fn fast_path_equals_burn_default_shape() {
+    // The shipped default (configs/default.toml), and the same tower with
+    // AlphaZero's dense head.
+    check(ModelConfig::default(), 1);
     check(
         ModelConfig {
-            blocks: 4,
-            channels: 32,
-            value_hidden: 64,
             policy_head: PolicyHeadKind::Dense,
             policy_planes: 2,
-            inputs: Inputs::Basic,
             aux_heads: false,
-            reply_head: false,
+            ..ModelConfig::default()
         },
-        1,
+        6,
     );
 }
 

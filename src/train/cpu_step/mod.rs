@@ -534,18 +534,35 @@ mod tests {
     #[test]
     fn gradients_equal_burns() {
         use crate::net::PolicyHeadKind::{Bilinear, Dense};
+        // The shipped default shape (configs/default.toml: 4x32, bilinear
+        // head of 16, value hidden 64, auxiliary heads) and others.
         let shapes = [
-            (2, 8, true, Inputs::Basic, 37, 2, Dense),
-            (1, 16, false, Inputs::Draughts, 16, 8, Dense),
-            (3, 32, true, Inputs::Basic, 50, 5, Dense),
-            (2, 16, true, Inputs::Basic, 37, 8, Bilinear),
-            (1, 8, false, Inputs::Draughts, 20, 3, Bilinear),
+            (4, 32, 64, true, Inputs::Basic, 24, 16, Bilinear),
+            (2, 8, 24, true, Inputs::Basic, 37, 2, Dense),
+            (1, 16, 24, false, Inputs::Draughts, 16, 8, Dense),
+            (3, 32, 24, true, Inputs::Basic, 50, 5, Dense),
+            (2, 16, 24, true, Inputs::Basic, 37, 8, Bilinear),
+            (1, 8, 24, false, Inputs::Draughts, 20, 3, Bilinear),
         ];
-        for (blocks, channels, aux_heads, inputs, n, policy_planes, policy_head) in shapes {
+        assert_eq!(
+            ModelConfig {
+                blocks: 4,
+                channels: 32,
+                value_hidden: 64,
+                policy_head: Bilinear,
+                policy_planes: 16,
+                inputs: Inputs::Basic,
+                aux_heads: true,
+                reply_head: false,
+            },
+            ModelConfig::default(),
+            "the first shape is the shipped default"
+        );
+        for (blocks, channels, value_hidden, aux_heads, inputs, n, policy_planes, policy_head) in shapes {
             let model = ModelConfig {
                 blocks,
                 channels,
-                value_hidden: 24,
+                value_hidden,
                 policy_head,
                 policy_planes,
                 inputs,
