@@ -194,7 +194,7 @@ pub fn net_suite(
     for &choice in &cfg.devices {
         let device = ComputeDevice::select(choice).map_err(|e| format!("--device {choice}: {e}"))?;
         let label = if device.is_gpu() { "gpu" } else { "cpu" };
-        describe(label, &device.describe());
+        describe(label, device.describe());
         let valid = net.valid().to_device(device.burn());
         let evaluator = NetEvaluator::on_device(&net, &device);
         devices.push(BenchDevice {

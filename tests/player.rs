@@ -118,6 +118,35 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
             .collect()
     };
     assert_eq!(moves(&dir.join("m1")), moves(&dir.join("m2")));
+    // A run folder names the same player wherever a player is named: a
+    // `net:` spec in a match plays as its checkpoint does, and `analyse`
+    // takes it.
+    let run_dir = ckpt.parent().unwrap().to_path_buf();
+    assert_eq!(games_csv(&run_dir, &dir.join("m3")), a);
+    let (code, out, err) = run(&["analyse", "--player", run_dir.to_str().unwrap(), "--sims", "8"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(8 simulations)"), "{out}");
+    // `tournament --run` takes the run folder's path, as `rate` does.
+    let (code, out, err) = run(&[
+        "tournament",
+        "--run",
+        run_dir.to_str().unwrap(),
+        "--players",
+        "random,alphabeta:depth=1",
+        "--games",
+        "2",
+        "--sims",
+        "4",
+        "--quiet",
+        "--out",
+        dir.join("t").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("iter_0001"), "{out}");
+    assert!(dir.join("t/ratings_by_iteration.csv").exists());
+    let (code, _, err) = run(&["tournament", "--run", "no/such/run", "--games", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no/such/run is not a run folder"), "{err}");
     // The library API loads the file too.
     let loaded = damone::player::LoadedNet::load(&file).unwrap();
     assert_eq!(loaded.header.provenance.iteration, 1);

@@ -1,17 +1,23 @@
 //! The helper scripts behind the README's figures: `scripts/seeds_summary.py`
 //! (the multi-seed rows of `scripts/ablation.sh`). Skipped with a notice
-//! where `python3` is missing.
+//! where `python3` is missing, a failure then under `DAMONE_REQUIRE_TOOLS`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Whether `python3` runs here (a notice when not, and the test skips).
+/// Whether `python3` runs here. Where it does not, the test skips with a
+/// notice, unless `DAMONE_REQUIRE_TOOLS` is set (`.ci/run` sets it): then a
+/// missing python3 fails the test instead of passing it unseen.
 fn have_python() -> bool {
     let ok = Command::new("python3")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
+        assert!(
+            std::env::var_os("DAMONE_REQUIRE_TOOLS").is_none(),
+            "DAMONE_REQUIRE_TOOLS is set but python3 does not run"
+        );
         eprintln!("NOTICE: python3 not found; skipping the scripts' tests");
     }
     ok

@@ -72,6 +72,8 @@ async fn handlers_serve_the_page_players_and_run() {
     let run: Value = serde_json::from_str(&run).unwrap();
     assert_eq!(run["metrics"].as_array().unwrap().len(), 2);
     assert!(run["live"]["fen"].is_string(), "{run}");
+    // No `damone rate` yet: no protocol rows (the browser test has some).
+    assert_eq!(run["protocol"].as_array().map(Vec::len), Some(0), "{run}");
     let (code, body) = get("/no/such/page").await;
     assert_eq!(code, StatusCode::NOT_FOUND);
     assert!(body.contains("no such page"));
@@ -239,15 +241,18 @@ async fn websocket_game_against_a_tiny_network() {
     ws.close(None).await.unwrap();
 }
 
-/// The browser test: skipped (with a notice) where Debian's chromium and
-/// chromium-driver are not installed.
+/// The browser test, in a real headless Chromium. It needs Debian's
+/// chromium and chromium-driver, so it is ignored by default; `.ci/run`
+/// installs them and runs it with `--ignored`, where a missing browser is
+/// a failure, not a skip.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test serve -- --ignored"]
 async fn a_real_browser_plays_analyses_and_watches() {
     let (chrome, driver) = (Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver"));
-    if !chrome.exists() || !driver.exists() {
-        eprintln!("NOTICE: browser test skipped: install chromium and chromium-driver (apt) to run it");
-        return;
-    }
+    assert!(
+        chrome.exists() && driver.exists(),
+        "the browser test needs /usr/bin/chromium and /usr/bin/chromedriver: apt-get install chromium chromium-driver"
+    );
     // The run the page watches: a copy of the tiny run, so rows can be added.
     let dir = std::env::temp_dir().join(format!("damone-serve-browser-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -267,6 +272,12 @@ async fn a_real_browser_plays_analyses_and_watches() {
             std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
         }
     }
+    // The rating protocol's rows, as `damone rate` writes them: the page
+    // charts them when no checkpoint tournament has run.
+    let protocol = "iteration,train_minutes,train_games,mode,opponent,sims,net_ms_per_move,games,wins,draws,losses,score,score_95\n\
+        1,0.1,8,sims,alphabeta:depth=2,64,0.0,10,5,3,2,0.65,0.2\n\
+        2,0.2,16,sims,alphabeta:depth=2,64,0.0,10,6,3,1,0.75,0.18\n";
+    std::fs::write(dir.join("rating.csv"), protocol).unwrap();
     let addr = start_server(ServeConfig {
         run: Some(dir.clone()),
         max_sims: 64,
@@ -375,11 +386,15 @@ async fn browse(c: &fantoccini::Client, addr: std::net::SocketAddr, run: &Path) 
         .await
         .map_err(e)?;
     wait_until(c, "the engine's reply", async |c| {
-        count(c, "#history li").await >= 2
+        count(c, "#history .ply").await >= 2
     })
     .await?;
+    // The move list is numbered by moves: White's and Black's ply in one row.
+    if count(c, "#history li").await != 1 {
+        return Err("two plies should make one numbered move".into());
+    }
     let first = c
-        .find(Css("#history li"))
+        .find(Css("#history .ply"))
         .await
         .map_err(e)?
         .text()
@@ -420,6 +435,38 @@ async fn browse(c: &fantoccini::Client, addr: std::net::SocketAddr, run: &Path) 
     })
     .await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
+    // Iterations are whole numbers on the axis; the legend is above the
+    // plot area (y < 28), not over the data.
+    for tick in c.find_all(Css("#chart-loss text.x-tick")).await.map_err(e)? {
+        let text = tick.text().await.map_err(e)?;
+        if text.contains('.') {
+            return Err(format!("a fractional iteration tick: {text}"));
+        }
+    }
+    for legend in c.find_all(Css("#chart-loss text.legend")).await.map_err(e)? {
+        let y: f64 = legend
+            .attr("y")
+            .await
+            .map_err(e)?
+            .unwrap_or_default()
+            .parse()
+            .unwrap_or(99.0);
+        if y >= 28.0 {
+            return Err(format!("a legend inside the plot area (y = {y})"));
+        }
+    }
+    // The rating chart shows damone rate's rows.
+    if let Err(why) = wait_until(c, "the rating protocol's points", async |c| {
+        count(c, "#chart-rating circle.point").await == 2
+    })
+    .await
+    {
+        let svg = c
+            .execute("return document.getElementById('chart-rating').outerHTML", vec![])
+            .await
+            .map_err(e)?;
+        return Err(format!("{why}: {svg}"));
+    }
     let before = count(c, "#chart-loss circle.point").await;
     let mut rows: Vec<Metrics> = read_rows(&run.join("metrics.csv")).map_err(|e| e.to_string())?;
     let mut extra = rows[rows.len() - 1].clone();

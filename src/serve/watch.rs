@@ -3,6 +3,7 @@
 
 use super::{board, error, AppState};
 use crate::game::{Position, Variant};
+use crate::player::rate::RatingRow;
 use crate::run::{read_rows, EvalRow, Metrics, RunDir};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -16,7 +17,8 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// The run's rows so far: metrics, evaluations, ratings (if a checkpoint
-/// tournament wrote them into the run folder) and the live game.
+/// tournament wrote them into the run folder), the rating protocol's rows
+/// (`rating.csv`, from `damone rate`) and the live game.
 pub(super) async fn run_snapshot(State(st): State<Arc<AppState>>) -> Response {
     let Some(run) = st.cfg.run.clone() else {
         return Json(json!({ "run": null })).into_response();
@@ -25,11 +27,13 @@ pub(super) async fn run_snapshot(State(st): State<Arc<AppState>>) -> Response {
     let metrics: Vec<Metrics> = read_rows(&dir.metrics_path()).unwrap_or_default();
     let evals: Vec<EvalRow> = read_rows(&dir.evals_path()).unwrap_or_default();
     let ratings = std::fs::read_to_string(run.join("ratings_by_iteration.csv")).ok();
+    let protocol: Vec<RatingRow> = read_rows(&run.join("rating.csv")).unwrap_or_default();
     Json(json!({
         "run": run.file_name().map(|n| n.to_string_lossy().into_owned()),
         "metrics": metrics,
         "evals": evals,
         "ratings_csv": ratings,
+        "protocol": protocol,
         "live": read_live(&run),
     }))
     .into_response()

@@ -80,13 +80,7 @@ function render() {
   else if (state.thinking) s = `${state.opponent} is thinking...`;
   else s = state.side === state.you ? `Your move (${state.you})` : `${state.opponent} to move`;
   $("status").textContent = s;
-  const hist = $("history");
-  hist.innerHTML = "";
-  for (const m of state.history) {
-    const li = document.createElement("li");
-    li.textContent = m;
-    hist.appendChild(li);
-  }
+  drawHistory();
   drawValues();
 }
 
@@ -171,6 +165,26 @@ function renderAnalysis() {
   render();
 }
 
+// The move list numbered by moves (a White ply and a Black ply each), as
+// PDN does; a game starting with Black to move opens with "1. ...".
+function drawHistory() {
+  const hist = $("history");
+  hist.innerHTML = "";
+  const plies = state.history;
+  const blackFirst = (state.side === "black") === (plies.length % 2 === 0);
+  const cells = blackFirst ? [null, ...plies] : plies.slice();
+  for (let i = 0; i < cells.length; i += 2) {
+    const li = document.createElement("li");
+    for (const m of cells.slice(i, i + 2)) {
+      const span = document.createElement("span");
+      span.className = m === null ? "ply none" : "ply";
+      span.textContent = m === null ? "..." : m;
+      li.appendChild(span);
+    }
+    hist.appendChild(li);
+  }
+}
+
 function drawValues() {
   const svg = $("values");
   svg.innerHTML = "";
@@ -210,12 +224,24 @@ function newGame() {
 }
 
 // ---------- run dashboard ----------
-const run = { metrics: [], evals: [], ratings: [] };
+const run = { metrics: [], evals: [], ratings: [], protocol: [] };
 const COLORS = ["#1f6fb2", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#2c3e50"];
 
+// Ticks along an axis from a to b: at whole numbers when `whole` (an
+// iteration count), else at four equal steps.
+function ticks(a, b, whole) {
+  if (!whole) return [0, 1, 2, 3, 4].map((i) => a + (b - a) * i / 4);
+  const step = Math.max(1, Math.ceil((b - a) / 4));
+  const out = [];
+  for (let v = Math.ceil(a / step) * step; v <= b; v += step) out.push(v);
+  return out;
+}
+
+// A line chart; the legend sits above the plot area, never over the data.
+// opts.y fixes the y range; opts.wholeX puts x ticks at whole numbers.
 function chart(svg, series, opts) {
   svg.innerHTML = "";
-  const W = 420, H = 220, L = 50, B = 25, T = 10, R = 10;
+  const W = 420, H = 220, L = 50, B = 25, T = 28, R = 10;
   const all = series.flatMap((s) => s.points);
   if (!all.length) {
     el("text", { x: 150, y: 110, class: "tick" }, svg).textContent = "no data yet";
@@ -230,11 +256,13 @@ function chart(svg, series, opts) {
   const Y = (y) => T + (1 - (y - y0) / (y1 - y0)) * (H - T - B);
   el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }, svg);
   el("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }, svg);
-  for (let i = 0; i <= 4; i++) {
-    const yv = y0 + (y1 - y0) * i / 4, xv = x0 + (x1 - x0) * i / 4;
+  for (const yv of ticks(y0, y1, false)) {
     el("text", { x: 2, y: Y(yv) + 3, class: "tick" }, svg).textContent = Math.abs(yv) < 0.01 && yv !== 0 ? yv.toExponential(1) : +yv.toPrecision(3);
-    el("text", { x: X(xv) - 8, y: H - 8, class: "tick" }, svg).textContent = +xv.toPrecision(3);
   }
+  for (const xv of ticks(x0, x1, opts && opts.wholeX)) {
+    el("text", { x: X(xv) - 8, y: H - 8, class: "tick x-tick" }, svg).textContent = +xv.toPrecision(3);
+  }
+  let legendX = L;
   series.forEach((s, i) => {
     const c = s.color || COLORS[i % COLORS.length];
     if (s.points.length > 1) {
@@ -244,20 +272,40 @@ function chart(svg, series, opts) {
       el("circle", { cx: X(p[0]), cy: Y(p[1]), r: 3, fill: c, class: "point", "data-series": s.name }, svg);
       if (p[2]) el("line", { x1: X(p[0]), y1: Y(p[1] - p[2]), x2: X(p[0]), y2: Y(p[1] + p[2]), stroke: c }, svg);
     }
-    el("text", { x: L + 8 + 110 * i, y: T + 12, class: "tick", style: `fill: ${c}; font-weight: 600` }, svg).textContent = s.name;
+    el("text", { x: legendX, y: 14, class: "tick legend", style: `fill: ${c}; font-weight: 600` }, svg).textContent = s.name;
+    legendX += 6 * s.name.length + 14;
   });
 }
 
 function drawRun() {
   const m = run.metrics;
   const pts = (f) => m.map((r) => [r.iteration, f(r)]);
-  chart($("chart-loss"), [{ name: "policy", points: pts((r) => r.loss_policy) }, { name: "value", points: pts((r) => r.loss_value) }]);
-  chart($("chart-lr"), [{ name: "lr", points: pts((r) => r.lr) }]);
-  chart($("chart-speed"), [{ name: "moves/s", points: pts((r) => r.positions_per_s) }, { name: "samples/s", points: pts((r) => r.samples_per_s) }]);
+  const byIteration = { wholeX: true };
+  chart($("chart-loss"), [{ name: "policy", points: pts((r) => r.loss_policy) }, { name: "value", points: pts((r) => r.loss_value) }], byIteration);
+  chart($("chart-lr"), [{ name: "lr", points: pts((r) => r.lr) }], byIteration);
+  chart($("chart-speed"), [{ name: "moves/s", points: pts((r) => r.positions_per_s) }, { name: "samples/s", points: pts((r) => r.samples_per_s) }], byIteration);
   const depths = [...new Set(run.evals.map((e) => e.depth))].sort((a, b) => a - b);
-  chart($("chart-eval"), depths.map((d) => ({ name: `depth ${d}`, points: run.evals.filter((e) => e.depth === d).map((e) => [e.iteration, e.score, e.score_95]) })), { y: [0, 1] });
-  chart($("chart-rating"), run.ratings.length ? [{ name: "Elo", points: run.ratings }] : []);
+  chart($("chart-eval"), depths.map((d) => ({ name: `depth ${d}`, points: run.evals.filter((e) => e.depth === d).map((e) => [e.iteration, e.score, e.score_95]) })), { y: [0, 1], wholeX: true });
+  chart($("chart-rating"), ratingSeries(), { wholeX: true });
   $("run-name").textContent = m.length ? `Run '${run.name}': ${m.length} iterations, ${m[m.length - 1].total_games} games, ${(m[m.length - 1].wall_s / 60).toFixed(1)} minutes` : (run.name ? `Run '${run.name}': no iteration yet` : "No run: start the server with --run DIR");
+}
+
+// The rating chart: the checkpoint tournament's Elo when there is one,
+// else the rating protocol's scores (damone rate's rating.csv), one series
+// per match kind, in percent.
+function ratingSeries() {
+  if (run.ratings.length) {
+    $("rating-caption").textContent = "Checkpoint ratings (Elo, damone tournament --run)";
+    return [{ name: "Elo", points: run.ratings }];
+  }
+  $("rating-caption").textContent = "Rating protocol (score %, damone rate)";
+  const series = new Map();
+  for (const r of run.protocol) {
+    const name = r.mode === "equal-time" ? "equal time" : r.mode === "policy" ? `raw policy vs ${r.opponent}` : `vs ${r.opponent}`;
+    if (!series.has(name)) series.set(name, []);
+    series.get(name).push([r.iteration, 100 * r.score, 100 * r.score_95]);
+  }
+  return [...series].map(([name, points]) => ({ name, points }));
 }
 
 function addIteration(d) {
@@ -277,6 +325,7 @@ async function startRun() {
   if (!snap.run) { drawRun(); return; }
   run.metrics = snap.metrics;
   run.evals = snap.evals;
+  run.protocol = snap.protocol || [];
   if (snap.ratings_csv) {
     run.ratings = snap.ratings_csv.trim().split("\n").slice(1).map((l) => l.split(",")).map((c) => [+c[0], +c[2], +c[3]]);
   }
