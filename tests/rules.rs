@@ -333,3 +333,34 @@ fn pdn_export_has_headers_moves_and_result() {
     assert!(pdn.contains("[FEN \"B:WIh1:BIa8\"]"));
     assert!(pdn.contains("[Result \"1/2-1/2\"]"));
 }
+
+// ------------------------------------------------- docs/rules.md's examples
+
+/// Every example position of docs/rules.md has the legal moves the page
+/// says it has.
+#[test]
+fn the_rules_pages_examples_hold() {
+    let cases: [(&str, &[&str]); 7] = [
+        ("W:WDf3,d3:Bc4,c6,Dg4", &["d3xb5xd7"]),
+        ("W:WIf3,d3:Bc4,g4", &["f3xh5"]),
+        ("W:WIf3:Bg4,De4", &["f3xd5"]),
+        ("W:Wd3:BDc4", &["d3-c2", "d3-e4"]),
+        ("W:We6:Bd7,b7,Ia8", &["e6xc8xa6"]),
+        ("W:Wb7:Ba4", &["b7-a6", "b7-a8", "b7-c8"]),
+        ("W:WDb7:Ba4", &["b7-a6", "b7-a8", "b7-c6", "b7-c8"]),
+    ];
+    for (fen, want) in cases {
+        assert_eq!(moves(fen), want, "{fen}");
+    }
+    let after = |fen: &str, mv: &str| {
+        let p = pos(fen);
+        p.after(&parse_move(&p, mv).unwrap())
+    };
+    let a6 = after("W:We6:Bd7,b7,Ia8", "e6xc8xa6");
+    assert_eq!(piece(&a6, "a6").map(|p| p.rank), Some(Rank::Dama));
+    assert_eq!(piece(&after("W:Wb7:Ba4", "b7-a8"), "a8").map(|p| p.rank), Some(Rank::Pedina));
+    assert_eq!(piece(&after("W:WDb7:Ba4", "b7-a8"), "a8").map(|p| p.rank), Some(Rank::Damone));
+    let blocked = Game::new(pos("W:Wh1:Bg2,f3"), DrawRules::default());
+    let o = blocked.outcome().expect("over");
+    assert_eq!((o.pdn_result(), o.reason.name()), ("0-1", "no_moves"));
+}

@@ -8,7 +8,7 @@ use damone::cluster::{
     Taken,
 };
 use damone::net::DeviceChoice;
-use damone::run::RunConfig;
+
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -125,14 +125,11 @@ pub struct LearnerArgs {
 pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
     let store = a.store.open()?;
     let name = store.name().to_string();
-    let fresh = RunConfig::load(a.config.as_deref(), &a.sets)?;
-    let has_run = damone::cluster::learner::store_config(&store)?.is_some();
-    let sets = if has_run { a.sets.clone() } else { Vec::new() };
-    if has_run && a.config.is_some() {
+    let (mut learner, had_run) = Learner::open_run(store, a.config.as_deref(), &a.sets, a.device)
+        .with_context(|| format!("learner on {name}"))?;
+    if had_run && a.config.is_some() {
         eprintln!("note: {name} already holds a run; its run.toml is used, not --config");
     }
-    let mut learner =
-        Learner::open(store, &fresh, &sets, a.device).with_context(|| format!("learner on {name}"))?;
     let quiet = a.quiet;
     let stop = AtomicBool::new(false);
     learner.run(&stop, &mut |e| match e {

@@ -124,6 +124,23 @@ fn claim_epoch(store: &Store) -> Result<u64, DistError> {
 }
 
 impl Learner {
+    /// The learner of the run `store` holds, or of a new run from `config`
+    /// (a file, or the embedded default when None) with `sets`. A store
+    /// that already holds a run keeps its `run.toml`, and `sets` then change
+    /// only what a resume may change. The flag says whether the store held
+    /// a run (so `config` was not used).
+    pub fn open_run(
+        store: Store,
+        config: Option<&std::path::Path>,
+        sets: &[String],
+        device: Option<crate::net::DeviceChoice>,
+    ) -> Result<(Learner, bool), DistError> {
+        let fresh = RunConfig::load(config, sets).map_err(|e| DistError::Config(e.to_string()))?;
+        let has_run = store_config(&store)?.is_some();
+        let sets = if has_run { sets } else { &[] };
+        Ok((Learner::open(store, &fresh, sets, device)?, has_run))
+    }
+
     /// Open the learner on `store`: check create-only writes, write the
     /// run's config when the store has none (`new_config`; otherwise the
     /// store's config is used, with `sets` of resumable keys applied
