@@ -358,8 +358,14 @@ fn the_rules_pages_examples_hold() {
     };
     let a6 = after("W:We6:Bd7,b7,Ia8", "e6xc8xa6");
     assert_eq!(piece(&a6, "a6").map(|p| p.rank), Some(Rank::Dama));
-    assert_eq!(piece(&after("W:Wb7:Ba4", "b7-a8"), "a8").map(|p| p.rank), Some(Rank::Pedina));
-    assert_eq!(piece(&after("W:WDb7:Ba4", "b7-a8"), "a8").map(|p| p.rank), Some(Rank::Damone));
+    assert_eq!(
+        piece(&after("W:Wb7:Ba4", "b7-a8"), "a8").map(|p| p.rank),
+        Some(Rank::Pedina)
+    );
+    assert_eq!(
+        piece(&after("W:WDb7:Ba4", "b7-a8"), "a8").map(|p| p.rank),
+        Some(Rank::Damone)
+    );
     let blocked = Game::new(pos("W:Wh1:Bg2,f3"), DrawRules::default());
     let o = blocked.outcome().expect("over");
     assert_eq!((o.pdn_result(), o.reason.name()), ("0-1", "no_moves"));
