@@ -23,9 +23,12 @@ pub enum SearchAlgorithm {
     Gumbel,
 }
 
-/// Search parameters. Every coefficient the search uses lives here.
+/// Search parameters. Every coefficient the search uses lives here. A key
+/// missing from a saved file (a player file's header) takes its
+/// [`SearchParams::plain`] value, the one it had before the key existed;
+/// [`Default`] is configs/default.toml's `[search]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, default = "SearchParams::plain")]
 pub struct SearchParams {
     /// Root search algorithm.
     pub algorithm: SearchAlgorithm,

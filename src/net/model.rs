@@ -15,9 +15,12 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
-/// Shape of the network.
+/// Shape of the network. A key missing from a saved file (a player
+/// file's header, a checkpoint's config) takes the value it had before the
+/// key existed ([`ModelConfig::before_later_keys`]), so an old file keeps
+/// its network; [`Default`] is configs/default.toml's `[model]`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields, default = "ModelConfig::before_later_keys")]
 pub struct ModelConfig {
     /// Residual blocks in the tower.
     pub blocks: usize,
@@ -86,6 +89,17 @@ impl PolicyHeadKind {
 }
 
 impl ModelConfig {
+    /// The shape a saved file that lacks the later keys describes:
+    /// AlphaZero's dense policy head with 2 planes, no auxiliary heads.
+    pub fn before_later_keys() -> ModelConfig {
+        ModelConfig {
+            policy_head: PolicyHeadKind::Dense,
+            policy_planes: 2,
+            aux_heads: false,
+            ..ModelConfig::default()
+        }
+    }
+
     /// Check every value; the error names the field.
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=40).contains(&self.blocks) {

@@ -164,10 +164,10 @@ impl RunConfig {
     /// saved configs switched off, as a run saved without those keys
     /// played: the base a saved config is read over.
     pub fn before_later_keys() -> RunConfig {
-        let mut c = RunConfig::default();
-        c.model.policy_head = crate::net::PolicyHeadKind::Dense;
-        c.model.policy_planes = 2;
-        c.model.aux_heads = false;
+        let mut c = RunConfig {
+            model: crate::net::ModelConfig::before_later_keys(),
+            ..RunConfig::default()
+        };
         let s = &mut c.search;
         (s.collapse_forced, s.avoid_repetition, s.tactics_in_tree) = (false, false, false);
         (s.draw_score, s.material_utility, s.tactics_margin) = (0.0, 0.0, 0.0);
@@ -355,6 +355,25 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A player file's header or a saved config written before a key
+    /// existed reads that key as it was then, not as today's default.
+    #[test]
+    fn saved_sections_missing_later_keys_keep_their_old_values() {
+        let model: crate::net::ModelConfig =
+            toml::from_str("blocks = 2\nchannels = 8\nvalue_hidden = 8").unwrap();
+        assert_eq!(model.policy_head, crate::net::PolicyHeadKind::Dense);
+        assert_eq!((model.policy_planes, model.aux_heads), (2, false));
+        let search: SearchParams = toml::from_str("simulations = 50").unwrap();
+        assert_eq!(
+            search,
+            SearchParams {
+                simulations: 50,
+                ..SearchParams::plain()
+            }
+        );
+        assert_eq!(search.tactics_margin, 0.0);
+    }
 
     /// One set of defaults: the Rust `Default` of the config and of each
     /// of its sections equals the embedded configs/default.toml.
