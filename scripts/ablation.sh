@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One row of the README's ablation table (issue 11): train the default
+# One row of the ablation table (docs/experiments.md): train the default
 # config for MINUTES with the given overrides (seed 1, evaluation off so
 # every run spends its time the same way), then rate its newest checkpoint
 # with `damone rate` against alpha-beta depth 4: 100 games (ABLATION_GAMES)
@@ -15,7 +15,7 @@
 # last lines printed are the rating row and the run's totals.
 #
 # Two training runs of one config with different seeds can differ by more
-# than a rating's interval (README, "Strength per hour: ablations"), so a
+# than a rating's interval (docs/experiments.md), so a
 # row that claims a gain needs several seeds. With ABLATION_SEEDS (a list,
 # e.g. "1 2 3") the script trains and rates NAME-s1, NAME-s2, ... in turn
 # (a seed whose folder already holds a rating.csv is not run again) and

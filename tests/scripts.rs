@@ -1,4 +1,4 @@
-//! The helper scripts behind the README's figures: `scripts/seeds_summary.py`
+//! The helper scripts behind docs/experiments.md's figures: `scripts/seeds_summary.py`
 //! (the multi-seed rows of `scripts/ablation.sh`). Skipped with a notice
 //! where `python3` is missing, a failure then under `DAMONE_REQUIRE_TOOLS`.
 

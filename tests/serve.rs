@@ -257,7 +257,7 @@ async fn a_real_browser_plays_analyses_and_watches() {
     let dir = std::env::temp_dir().join(format!("damone-serve-browser-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    // DAMONE_SCREENSHOT_RUN=DIR shows another run (for the README's screenshot).
+    // DAMONE_SCREENSHOT_RUN=DIR shows another run (for the screenshots in docs/web-page.md).
     let source = std::env::var("DAMONE_SCREENSHOT_RUN").map_or_else(|_| tiny_run().clone(), PathBuf::from);
     for entry in std::fs::read_dir(&source).unwrap() {
         let p = entry.unwrap().path();
