@@ -120,31 +120,6 @@ const HELP: &str =
     "commands: a move (f3-e4, e4xg6xe8), moves (list legal moves), undo (take back your last move), \
 board, resign, help, quit";
 
-/// What the person typed at the prompt.
-enum Typed<'a> {
-    Nothing,
-    Help,
-    Quit,
-    Board,
-    Moves,
-    Resign,
-    Undo,
-    Move(&'a str),
-}
-
-fn typed(line: &str) -> Typed<'_> {
-    match line.trim() {
-        "" => Typed::Nothing,
-        "help" | "?" => Typed::Help,
-        "quit" | "exit" => Typed::Quit,
-        "board" => Typed::Board,
-        "moves" => Typed::Moves,
-        "resign" => Typed::Resign,
-        "undo" => Typed::Undo,
-        text => Typed::Move(text),
-    }
-}
-
 pub fn run_play(a: PlayArgs) -> Result<()> {
     let variant = parse_variant(&a.variant)?;
     let start = parse_position(a.fen.as_deref(), variant)?;
@@ -208,12 +183,12 @@ fn play_loop(
             }
             Some(Ok(line)) => line,
         };
-        match typed(&line) {
-            Typed::Nothing => {}
-            Typed::Help => writeln!(out, "{HELP}")?,
-            Typed::Quit => break,
-            Typed::Board => show = true,
-            Typed::Moves => {
+        match line.trim() {
+            "" => {}
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "quit" | "exit" => break,
+            "board" => show = true,
+            "moves" => {
                 let list: Vec<String> = versus
                     .game()
                     .position()
@@ -223,8 +198,8 @@ fn play_loop(
                     .collect();
                 writeln!(out, "legal moves: {}", list.join(" "))?;
             }
-            Typed::Resign => versus.resign(),
-            Typed::Undo => match versus.undo() {
+            "resign" => versus.resign(),
+            "undo" => match versus.undo() {
                 Err(e) => writeln!(out, "{e}")?,
                 Ok(_) => {
                     // The engine replays from the new position.
@@ -232,7 +207,7 @@ fn play_loop(
                     show = true;
                 }
             },
-            Typed::Move(text) => match versus.play_human(text) {
+            text => match versus.play_human(text) {
                 Ok(m) => {
                     bot.observe(&m);
                     writeln!(out, "you play {m}")?;
