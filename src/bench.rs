@@ -7,7 +7,7 @@
 
 use crate::arena::{AlphaBeta, Limits};
 use crate::data::Sample;
-use crate::game::{perft, DrawRules, Game, MoveList, Position, Variant};
+use crate::game::{italian, perft, DrawRules, Game, GameKind, GamePosition, MoveList, Position, Variant};
 use crate::mcts::{search, EvalRequest, Evaluator, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
 use crate::net::{
     bench_games, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
@@ -27,37 +27,56 @@ pub const BENCH_FENS: [(&str, u32); 3] = [
     ("B:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4", 0),
 ];
 
+/// Italian positions of the perft suite, each with the plies it is counted
+/// deeper than the Damone positions (Italian trees are narrower): the
+/// start position and two of Ed Gilbert's test positions.
+pub const ITALIAN_BENCH_FENS: [(&str, u32); 3] = [
+    ("W:W21-32:B1-12", 2),
+    ("W:W30,26,27,22,23,24,17,18,20:B14,15,16,9,11,5,6,1,3", 4),
+    ("W:WK27,K28,17,20,9,K12,8:B21,24,K19,K13,14,K11,4", 0),
+];
+
 /// One perft measurement: the best of the repetitions.
 #[derive(Clone, Debug)]
 pub struct PerftFigure {
+    pub game: GameKind,
     pub fen: &'static str,
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
 }
 
-/// Perft of each bench position at `depth` (less its delta), the fastest
-/// of `repeat` runs each.
+/// Perft of each bench position of both games at `depth` (Damone's less
+/// its delta, Italian's plus its extra plies), the fastest of `repeat`
+/// runs each, the games interleaved.
 pub fn perft_suite(depth: u32, repeat: u32) -> Result<Vec<PerftFigure>, String> {
     let mut out = Vec::new();
-    for (fen, delta) in BENCH_FENS {
+    for i in 0..BENCH_FENS.len() {
+        let (fen, delta) = BENCH_FENS[i];
         let pos = Position::from_fen(fen, Variant::Standard).map_err(|e| e.to_string())?;
-        let depth = depth.saturating_sub(delta).max(1);
-        let mut best = f64::INFINITY;
-        let mut nodes = 0;
-        for _ in 0..repeat.max(1) {
-            let t = Instant::now();
-            nodes = perft(&pos, depth);
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        out.push(PerftFigure {
-            fen,
-            depth,
-            nodes,
-            seconds: best,
-        });
+        out.push(time_perft(&pos, fen, depth.saturating_sub(delta).max(1), repeat));
+        let (fen, extra) = ITALIAN_BENCH_FENS[i];
+        let pos = italian::Position::from_setup(fen).map_err(|e| e.to_string())?;
+        out.push(time_perft(&pos, fen, depth + extra, repeat));
     }
     Ok(out)
+}
+
+fn time_perft<P: GamePosition>(pos: &P, fen: &'static str, depth: u32, repeat: u32) -> PerftFigure {
+    let mut best = f64::INFINITY;
+    let mut nodes = 0;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        nodes = perft(pos, depth);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    PerftFigure {
+        game: P::KIND,
+        fen,
+        depth,
+        nodes,
+        seconds: best,
+    }
 }
 
 /// Alpha-beta at depth 9 from one bench position.

@@ -31,3 +31,29 @@ fn rules_md_reference_table() {
         assert_eq!(perft(&pos, d as u32 + 1), *w, "depth {}", d + 1);
     }
 }
+
+/// The published Italian counts (`tests/perft-italian.fixture`), counting
+/// capture paths as they do; through depth 11 from the start the move
+/// count (paths with the same captured set merged) is the same.
+#[test]
+fn italian_perft_equals_the_published_counts() {
+    use damone::game::italian::{perft_paths, Position as Italian};
+    let mut checked = 0;
+    for (no, line) in include_str!("perft-italian.fixture").lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(';').map(str::trim).collect();
+        assert_eq!(f.len(), 3, "line {}: {line}", no + 1);
+        let pos = Italian::from_setup(f[0]).unwrap();
+        let depth: u32 = f[1].parse().unwrap();
+        let want: u64 = f[2].parse().unwrap();
+        assert_eq!(perft_paths(&pos, depth), want, "line {}: {line}", no + 1);
+        if pos == Italian::start() {
+            assert_eq!(perft(&pos, depth), want, "moves, line {}: {line}", no + 1);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 21);
+}

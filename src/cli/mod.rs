@@ -125,6 +125,14 @@ impl DeviceOpt {
     }
 }
 
+/// The `--game` option of the commands that start from no file.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GameOpt {
+    /// The game: damone (the default) or italian (Italian draughts).
+    #[arg(long, default_value = "damone", value_name = "damone|italian")]
+    pub game: damone::game::GameKind,
+}
+
 /// Parse a variant name.
 pub fn parse_variant(name: &str) -> Result<Variant> {
     Ok(name.parse::<Variant>()?)

@@ -1,10 +1,12 @@
 //! `damone perft`, `damone moves` and `damone bench`.
 
-use super::{parse_position, parse_variant};
+use super::GameOpt;
 use anyhow::{bail, Result};
 use clap::Args;
 use damone::bench::{alphabeta_suite, mcts_suite, net_suite, perft_suite, NetBenchConfig};
-use damone::game::{divide, perft as count};
+use damone::game::interface::setup_or_start;
+use damone::game::italian::perft_paths;
+use damone::game::{divide, perft as count, DrawRules, Game, GameKind, GamePosition};
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -15,12 +17,18 @@ pub struct PerftArgs {
     /// Start position in FEN (default: the variant's start position).
     #[arg(long)]
     fen: Option<String>,
-    /// Rules variant: standard, damone-hunt or three-damas.
+    #[command(flatten)]
+    game: GameOpt,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     variant: String,
     /// Also print the leaf count under each root move at the deepest depth.
     #[arg(long)]
     divide: bool,
+    /// Italian only: count a king's captures of the same pieces along
+    /// different paths separately, as the published Italian counts do.
+    #[arg(long)]
+    paths: bool,
 }
 
 #[derive(Args, Debug)]
@@ -28,7 +36,9 @@ pub struct MovesArgs {
     /// Position in FEN (default: the variant's start position).
     #[arg(long)]
     fen: Option<String>,
-    /// Rules variant: standard, damone-hunt or three-damas.
+    #[command(flatten)]
+    game: GameOpt,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     variant: String,
 }
@@ -89,18 +99,31 @@ pub fn perft(a: PerftArgs) -> Result<()> {
     if a.depth > 30 {
         bail!("--depth {} is too deep (at most 30)", a.depth);
     }
-    let v = parse_variant(&a.variant)?;
-    let pos = parse_position(a.fen.as_deref(), v)?;
+    if a.paths {
+        if a.game.game != GameKind::Italian {
+            bail!("--paths counts Italian capture paths: use it with --game italian");
+        }
+        let pos = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
+        return print_perft(&pos, &a, perft_paths);
+    }
+    damone::with_game!(a.game.game, P => {
+        let pos: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
+        print_perft(&pos, &a, count::<P>)
+    })
+}
+
+/// Prints the leaves at each depth with `count`, then the divide and the speed.
+fn print_perft<P: GamePosition>(pos: &P, a: &PerftArgs, count: impl Fn(&P, u32) -> u64) -> Result<()> {
     let t = Instant::now();
     let mut total = 0;
     for d in 1..=a.depth {
-        let n = count(&pos, d);
+        let n = count(pos, d);
         total += n;
         println!("perft {d} {n}");
     }
     let secs = t.elapsed().as_secs_f64();
     if a.divide {
-        for (m, n) in divide(&pos, a.depth) {
+        for (m, n) in divide(pos, a.depth) {
             println!("{m} {n}");
         }
     }
@@ -112,15 +135,18 @@ pub fn perft(a: PerftArgs) -> Result<()> {
 }
 
 pub fn moves(a: MovesArgs) -> Result<()> {
-    let v = parse_variant(&a.variant)?;
-    let pos = parse_position(a.fen.as_deref(), v)?;
-    let game = damone::game::Game::new(pos, damone::game::DrawRules::default());
+    damone::with_game!(a.game.game, P => moves_of::<P>(&a))
+}
+
+fn moves_of<P: GamePosition>(a: &MovesArgs) -> Result<()> {
+    let pos: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
+    let game = Game::new(pos, DrawRules::default());
     if let Some(o) = game.outcome() {
         println!("{}", o.over_message());
         return Ok(());
     }
     for m in pos.legal_moves() {
-        println!("{m} {}", pos.after(&m).to_fen());
+        println!("{} {}", pos.move_text(&m), pos.after(&m).to_setup());
     }
     Ok(())
 }
@@ -213,24 +239,28 @@ fn bench_search() -> Result<()> {
     Ok(())
 }
 
-/// Prints perft leaf nodes/s of each bench position and in all.
+/// Prints perft leaf nodes/s of each bench position and in all, per game.
 fn bench_perft(a: &BenchArgs) -> Result<()> {
-    let (mut nodes, mut secs) = (0u64, 0.0f64);
-    for f in perft_suite(a.depth, a.repeat).map_err(anyhow::Error::msg)? {
+    let figures = perft_suite(a.depth, a.repeat).map_err(anyhow::Error::msg)?;
+    for f in &figures {
         println!(
-            "{} depth {} nodes {} seconds {:.3} nodes/s {:.0}",
+            "{} {} depth {} nodes {} seconds {:.3} nodes/s {:.0}",
+            f.game,
             f.fen,
             f.depth,
             f.nodes,
             f.seconds,
             f.nodes as f64 / f.seconds
         );
-        nodes += f.nodes;
-        secs += f.seconds;
     }
-    println!(
-        "total nodes {nodes} seconds {secs:.3} nodes/s {:.0}",
-        nodes as f64 / secs
-    );
+    for game in [GameKind::Damone, GameKind::Italian] {
+        let of_game = figures.iter().filter(|f| f.game == game);
+        let nodes: u64 = of_game.clone().map(|f| f.nodes).sum();
+        let secs: f64 = of_game.map(|f| f.seconds).sum();
+        println!(
+            "{game} total nodes {nodes} seconds {secs:.3} nodes/s {:.0}",
+            nodes as f64 / secs
+        );
+    }
     Ok(())
 }

@@ -1,3 +1,7 @@
+//! The rules engines behind one game interface ([`GamePosition`], chosen
+//! by [`GameKind`]): Damone at this module's root and Italian draughts in
+//! [`italian`].
+//!
 //! The Damone rules engine: squares and bitboards, pieces with three ranks,
 //! legal move generation (compulsory maximal capture with the precedence
 //! order of docs/rules.md), promotion, Zobrist hashing, repetition and draw
@@ -6,6 +10,8 @@
 //! Depends on nothing but `std` (and `serde`/`thiserror` derives).
 
 pub mod fen;
+pub mod interface;
+pub mod italian;
 pub mod notation;
 pub mod perft;
 pub mod position;
@@ -14,6 +20,7 @@ pub mod types;
 pub mod variant;
 
 pub use fen::ParseFenError;
+pub use interface::{GameKind, GamePosition, UnknownGame, GAME_NAMES};
 pub use notation::{parse_move, to_pdn, ParseMoveError, PdnHeaders};
 pub use perft::{divide, perft};
 pub use position::{IllegalMove, Move, MoveList, Position, MAX_JUMPS};

@@ -1,22 +1,22 @@
 //! Perft: counting the leaves of the legal-move tree, with bulk counting at
-//! the last ply. Draw rules are ignored (as is usual for perft); a position
-//! where the side to move has no move is a leaf with no children, and so is a
-//! `damone-hunt` position where a side has lost all its Damones (the game is
-//! over there).
+//! the last ply, for any game. Draw rules are ignored (as is usual for
+//! perft); a position where the side to move has no move is a leaf with no
+//! children, and so is a position the rules decide before the moves
+//! (Damone's `damone-hunt` when a side has lost all its Damones).
 
-use super::position::{MoveList, Position};
+use super::interface::GamePosition;
 
 /// Number of leaf nodes `depth` plies below `pos`.
-pub fn perft(pos: &Position, depth: u32) -> u64 {
-    let mut bufs: Vec<MoveList> = (0..depth.max(1)).map(|_| Vec::with_capacity(64)).collect();
+pub fn perft<P: GamePosition>(pos: &P, depth: u32) -> u64 {
+    let mut bufs: Vec<Vec<P::Move>> = (0..depth.max(1)).map(|_| Vec::with_capacity(64)).collect();
     perft_rec(pos, depth, &mut bufs)
 }
 
-fn perft_rec(pos: &Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
+fn perft_rec<P: GamePosition>(pos: &P, depth: u32, bufs: &mut [Vec<P::Move>]) -> u64 {
     if depth == 0 {
         return 1;
     }
-    if pos.hunt_over() {
+    if pos.decided().is_some() {
         return 0;
     }
     let (buf, rest) = bufs.split_first_mut().expect("one buffer per ply");
@@ -32,19 +32,17 @@ fn perft_rec(pos: &Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
     n
 }
 
-/// Perft split by root move: `(move, leaves)` for each legal move.
-pub fn divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
+/// Perft split by root move: `(move text, leaves)` for each legal move.
+pub fn divide<P: GamePosition>(pos: &P, depth: u32) -> Vec<(String, u64)> {
     pos.legal_moves()
         .iter()
         .map(|m| {
-            (
-                m.to_string(),
-                if depth <= 1 {
-                    1
-                } else {
-                    perft(&pos.after(m), depth - 1)
-                },
-            )
+            let leaves = if depth <= 1 {
+                1
+            } else {
+                perft(&pos.after(m), depth - 1)
+            };
+            (pos.move_text(m), leaves)
         })
         .collect()
 }

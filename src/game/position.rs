@@ -101,14 +101,6 @@ pub type MoveList = Vec<Move>;
 
 // ---------------------------------------------------------------- Zobrist
 
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (s, z ^ (z >> 31))
-}
-
 const fn build_zobrist() -> ([[[u64; 32]; 3]; 2], u64) {
     let mut keys = [[[0u64; 32]; 3]; 2];
     let mut st = 0xDA40_0E5E_ED00_0001u64;
@@ -647,5 +639,78 @@ pub struct IllegalMove {
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_fen())
+    }
+}
+
+impl super::interface::GamePosition for Position {
+    type Move = Move;
+    type Variant = Variant;
+    type SetupError = super::ParseFenError;
+
+    const KIND: super::GameKind = super::GameKind::Damone;
+    const REPETITION_DRAW: usize = 3;
+
+    fn variant_named(name: &str) -> Result<Variant, String> {
+        name.parse().map_err(|e: super::UnknownVariant| e.to_string())
+    }
+    fn start(variant: Variant) -> Self {
+        Position::start(variant)
+    }
+    fn from_setup(text: &str, variant: Variant) -> Result<Self, super::ParseFenError> {
+        Position::from_fen(text, variant)
+    }
+    fn to_setup(&self) -> String {
+        self.to_fen()
+    }
+    fn variant(&self) -> Variant {
+        self.variant
+    }
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        self.side
+    }
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+    #[inline]
+    fn no_progress(&self) -> u16 {
+        self.no_progress
+    }
+    #[inline]
+    fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        Position::legal_moves_into(self, out)
+    }
+    #[inline]
+    fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
+        Position::count_moves(self, scratch)
+    }
+    #[inline]
+    fn play_unchecked(&mut self, m: &Move) -> bool {
+        Position::play_unchecked(self, m)
+    }
+    fn decided(&self) -> Option<super::Outcome> {
+        let lost = [self.side, self.side.opposite()]
+            .into_iter()
+            .find(|&c| self.variant.damone_hunt() && self.pieces(c, Rank::Damone) == 0)?;
+        Some(super::Outcome {
+            winner: Some(lost.opposite()),
+            reason: super::EndReason::DamoneLost,
+        })
+    }
+    fn move_text(&self, m: &Move) -> String {
+        m.to_string()
+    }
+    fn parse_move(&self, text: &str) -> Result<Move, super::ParseMoveError> {
+        super::parse_move(self, text)
+    }
+    fn piece_balance(&self, c: Color) -> f32 {
+        Position::piece_balance(self, c)
+    }
+    fn material(&self, c: Color) -> i32 {
+        Position::material(self, c)
+    }
+    fn diagram(&self) -> String {
+        Position::diagram(self)
     }
 }

@@ -1,9 +1,11 @@
-//! A game in progress: the current position, the repetition history and the
-//! end-of-game rules (no legal move, lost Damones in `damone-hunt`,
-//! threefold repetition, no-progress limit, length cap).
+//! A game in progress, of any game: the current position, the repetition
+//! history and the end-of-game rules (no legal move, a result the rules
+//! give first such as lost Damones in `damone-hunt`, repetition, the
+//! no-progress limit, the length cap).
 
-use super::position::{IllegalMove, Move, MoveList, Position};
-use super::types::{Color, Rank};
+use super::interface::GamePosition;
+use super::position::{IllegalMove, Position};
+use super::types::Color;
 use super::variant::Variant;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -44,7 +46,7 @@ pub enum EndReason {
     NoMoves,
     /// `damone-hunt`: the loser has no Damone left.
     DamoneLost,
-    /// Threefold repetition.
+    /// The same position for the third time (the game's `REPETITION_DRAW`).
     Repetition,
     /// The no-capture/no-promotion limit was reached.
     NoProgress,
@@ -107,14 +109,14 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// A game: start position, moves played, current position and the history
-/// of hashes needed for repetition.
+/// A game of any [`GamePosition`]: start position, moves played, current
+/// position and the history of hashes needed for repetition.
 #[derive(Clone, Debug)]
-pub struct Game {
-    start: Position,
-    pos: Position,
+pub struct Game<P: GamePosition = Position> {
+    start: P,
+    pos: P,
     rules: DrawRules,
-    moves: Vec<Move>,
+    moves: Vec<P::Move>,
     /// Hashes of the positions since the last irreversible move, current included.
     history: Vec<u64>,
     resigned: Option<Color>,
@@ -122,9 +124,16 @@ pub struct Game {
     ply_offset: usize,
 }
 
-impl Game {
+impl Game<Position> {
+    /// A new Damone game from a variant's standard start.
+    pub fn from_variant(v: Variant, rules: DrawRules) -> Game {
+        Game::new(Position::start(v), rules)
+    }
+}
+
+impl<P: GamePosition> Game<P> {
     /// A new game from a start position.
-    pub fn new(start: Position, rules: DrawRules) -> Game {
+    pub fn new(start: P, rules: DrawRules) -> Game<P> {
         Game {
             start,
             pos: start,
@@ -138,7 +147,7 @@ impl Game {
 
     /// A copy that keeps what the rules need (position, repetition history,
     /// ply count, limits) but not the move list: cheap to clone in search.
-    pub fn detached(&self) -> Game {
+    pub fn detached(&self) -> Game<P> {
         Game {
             start: self.pos,
             pos: self.pos,
@@ -150,22 +159,17 @@ impl Game {
         }
     }
 
-    /// A new game from a variant's standard start.
-    pub fn from_variant(v: Variant, rules: DrawRules) -> Game {
-        Game::new(Position::start(v), rules)
-    }
-
     /// The current position.
     #[inline]
-    pub fn position(&self) -> &Position {
+    pub fn position(&self) -> &P {
         &self.pos
     }
     /// The start position.
-    pub fn start(&self) -> &Position {
+    pub fn start(&self) -> &P {
         &self.start
     }
     /// Moves played so far.
-    pub fn moves(&self) -> &[Move] {
+    pub fn moves(&self) -> &[P::Move] {
         &self.moves
     }
     /// Plies played so far.
@@ -177,7 +181,7 @@ impl Game {
     pub fn rules(&self) -> DrawRules {
         self.rules
     }
-    /// Hashes of the positions since the last capture or promotion, current last.
+    /// Hashes of the positions since the last irreversible move, current last.
     pub fn history(&self) -> &[u64] {
         &self.history
     }
@@ -188,7 +192,7 @@ impl Game {
     }
 
     /// Play a move assumed legal.
-    pub fn play_unchecked(&mut self, m: &Move) {
+    pub fn play_unchecked(&mut self, m: &P::Move) {
         if self.pos.play_unchecked(m) {
             self.history.clear();
         }
@@ -197,9 +201,13 @@ impl Game {
     }
 
     /// Play a move if legal.
-    pub fn play(&mut self, m: &Move) -> Result<(), IllegalMove> {
-        let mut p = self.pos;
-        p.play(m)?;
+    pub fn play(&mut self, m: &P::Move) -> Result<(), IllegalMove> {
+        if !self.pos.legal_moves().contains(m) {
+            return Err(IllegalMove {
+                mv: self.pos.move_text(m),
+                fen: self.pos.to_setup(),
+            });
+        }
         self.play_unchecked(m);
         Ok(())
     }
@@ -212,7 +220,7 @@ impl Game {
         }
         let mut moves = std::mem::take(&mut self.moves);
         moves.pop();
-        let mut g = Game::new(self.start, self.rules);
+        let mut g = Game::<P>::new(self.start, self.rules);
         g.ply_offset = self.ply_offset;
         for m in &moves {
             g.play_unchecked(m);
@@ -228,7 +236,7 @@ impl Game {
 
     /// The outcome if the game is over. `moves` must be the legal moves of
     /// the current position (pass them to avoid generating them twice).
-    pub fn outcome_with(&self, moves: &MoveList) -> Option<Outcome> {
+    pub fn outcome_with(&self, moves: &[P::Move]) -> Option<Outcome> {
         let me = self.pos.side_to_move();
         if let Some(c) = self.resigned {
             return Some(Outcome {
@@ -236,15 +244,8 @@ impl Game {
                 reason: EndReason::Resignation,
             });
         }
-        if self.pos.variant().damone_hunt() {
-            for c in [me, me.opposite()] {
-                if self.pos.pieces(c, Rank::Damone) == 0 {
-                    return Some(Outcome {
-                        winner: Some(c.opposite()),
-                        reason: EndReason::DamoneLost,
-                    });
-                }
-            }
+        if let Some(o) = self.pos.decided() {
+            return Some(o);
         }
         if moves.is_empty() {
             return Some(Outcome {
@@ -252,7 +253,7 @@ impl Game {
                 reason: EndReason::NoMoves,
             });
         }
-        if self.repetitions() >= 3 {
+        if self.repetitions() >= P::REPETITION_DRAW {
             return Some(Outcome {
                 winner: None,
                 reason: EndReason::Repetition,

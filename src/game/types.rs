@@ -280,6 +280,16 @@ pub fn shift(b: Bitboard, dir: Dir) -> Bitboard {
     }
 }
 
+/// One step of the SplitMix64 generator: (next state, output). The games'
+/// Zobrist keys are drawn with it at compile time.
+pub const fn splitmix(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
 /// Iterate over the squares of a bitboard, lowest index first.
 #[inline]
 pub fn squares(mut b: Bitboard) -> impl Iterator<Item = Square> {

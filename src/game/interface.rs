@@ -1,0 +1,193 @@
+//! The game interface: what every layer above the rules engines (perft,
+//! search, self-play, notation, the front ends) may ask of a game.
+//!
+//! A game is its position type: [`GamePosition`] is implemented by
+//! [`crate::game::Position`] (Damone) and [`crate::game::italian::Position`]
+//! (Italian draughts). Code that must be fast is generic over it
+//! (`perft::<P>`, monomorphised, no virtual calls); code that starts from a
+//! name (a config's `game` key, `--game`) matches on [`GameKind`] once and
+//! calls the generic code with the game's type.
+//!
+//! Nothing here assumes 32 squares, diagonal moves or a fixed move size:
+//! a move is any small `Copy` value the position generates and plays, and
+//! squares appear only inside each game's own notation. Dameo (64 squares,
+//! line moves, orthogonal long captures) implements the same trait with a
+//! `u64` board and its own move type; see ARCHITECTURE.md.
+
+use super::record::Outcome;
+use super::types::Color;
+use std::fmt;
+use std::hash::Hash;
+use std::str::FromStr;
+
+/// The games damone plays, by the name configs and `--game` use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameKind {
+    /// Damone, the three-rank variant (docs/rules.md).
+    #[default]
+    Damone,
+    /// Italian draughts as the Italian federation plays it
+    /// (docs/rules-italian.md).
+    Italian,
+}
+
+/// Names accepted by [`GameKind::from_str`], in display order.
+pub const GAME_NAMES: [&str; 2] = ["damone", "italian"];
+
+impl GameKind {
+    /// The name used in configs, files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Damone => "damone",
+            GameKind::Italian => "italian",
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown game name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game '{0}' (expected one of: damone, italian)")]
+pub struct UnknownGame(pub String);
+
+impl FromStr for GameKind {
+    type Err = UnknownGame;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "damone" => Ok(GameKind::Damone),
+            "italian" => Ok(GameKind::Italian),
+            other => Err(UnknownGame(other.to_string())),
+        }
+    }
+}
+
+/// A position of one game, with everything the layers above need.
+///
+/// Moves are generated into a caller's buffer (no allocation per node) and
+/// played in place; `play_unchecked` says whether the move was irreversible
+/// so that a game record can forget its repetition history.
+pub trait GamePosition: Copy + Eq + Send + Sync + fmt::Debug + fmt::Display + 'static {
+    /// A legal move: equal moves lead to equal positions.
+    type Move: Copy + Eq + Hash + Send + Sync + fmt::Debug + 'static;
+    /// The game's rule variants (Damone has three; `()` for a game with none).
+    type Variant: Copy + Eq + Default + Send + Sync + fmt::Debug + 'static;
+    /// Why a setup string was refused (one line, naming the bad field).
+    type SetupError: std::error::Error + Send + Sync + 'static;
+
+    /// Which game this is.
+    const KIND: GameKind;
+    /// The number of occurrences of one position (same side to move) that
+    /// draws the game.
+    const REPETITION_DRAW: usize;
+
+    /// The variant of this name (every game has `standard`); the error is
+    /// one line naming the game's variants.
+    fn variant_named(name: &str) -> Result<Self::Variant, String>;
+    /// The start position of a variant.
+    fn start(variant: Self::Variant) -> Self;
+    /// The position a setup string describes (each game's FEN-like notation).
+    fn from_setup(text: &str, variant: Self::Variant) -> Result<Self, Self::SetupError>;
+    /// The setup string of this position; `from_setup` reads it back.
+    fn to_setup(&self) -> String;
+    /// The variant the position is played under.
+    fn variant(&self) -> Self::Variant;
+
+    /// The side to move.
+    fn side_to_move(&self) -> Color;
+    /// A hash of the pieces and the side to move (not the counters).
+    fn hash(&self) -> u64;
+    /// Plies since the last irreversible move, as the no-progress draw counts them.
+    fn no_progress(&self) -> u16;
+
+    /// Every legal move into `out` (cleared first).
+    fn legal_moves_into(&self, out: &mut Vec<Self::Move>);
+    /// Every legal move.
+    fn legal_moves(&self) -> Vec<Self::Move> {
+        let mut out = Vec::with_capacity(32);
+        self.legal_moves_into(&mut out);
+        out
+    }
+    /// The number of legal moves (`scratch` may be used to generate them);
+    /// games override it where counting is cheaper than generating.
+    fn count_moves(&self, scratch: &mut Vec<Self::Move>) -> u64 {
+        self.legal_moves_into(scratch);
+        scratch.len() as u64
+    }
+    /// Play a legal move; true when it was irreversible (no earlier
+    /// position can recur after it).
+    fn play_unchecked(&mut self, m: &Self::Move) -> bool;
+    /// The position after a legal move.
+    fn after(&self, m: &Self::Move) -> Self {
+        let mut p = *self;
+        p.play_unchecked(m);
+        p
+    }
+    /// A result the rules give before the moves are looked at (Damone's
+    /// `damone-hunt`); `None` in most games.
+    fn decided(&self) -> Option<Outcome> {
+        None
+    }
+
+    /// A move's text in this position (the game's notation).
+    fn move_text(&self, m: &Self::Move) -> String;
+    /// Read a move's text and match it against the legal moves; the error
+    /// lists the legal moves or the candidates of an ambiguous text.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, super::ParseMoveError>;
+
+    /// `c`'s pieces minus the opponent's, scaled into about [-1, 1]: the
+    /// material measure of the network's auxiliary target and the search's
+    /// material utility.
+    fn piece_balance(&self, c: Color) -> f32;
+    /// `c`'s material in conventional units (a man is 100): the baseline
+    /// evaluation and the tactical check count material this way.
+    fn material(&self, c: Color) -> i32;
+    /// A multi-line board diagram for the terminal.
+    fn diagram(&self) -> String;
+}
+
+/// Run `$body` with `$P` bound to the position type of the game `$kind`:
+/// the one place a game's name becomes its type, so that the code inside
+/// is monomorphised per game.
+///
+/// Inside, call the trait's functions by the trait (`<P as
+/// GamePosition>::start`): a game's own inherent function of the same name
+/// comes first otherwise.
+///
+/// ```
+/// use damone::game::{perft, GameKind, GamePosition};
+/// let start = |kind| damone::with_game!(kind, P => perft(&<P as GamePosition>::start(Default::default()), 2));
+/// assert_eq!(start(GameKind::Damone), 64);
+/// assert_eq!(start(GameKind::Italian), 49);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($kind:expr, $P:ident => $body:expr) => {
+        match $kind {
+            $crate::game::GameKind::Damone => {
+                type $P = $crate::game::Position;
+                $body
+            }
+            $crate::game::GameKind::Italian => {
+                type $P = $crate::game::italian::Position;
+                $body
+            }
+        }
+    };
+}
+
+/// The position a setup string gives (or the variant's start without one),
+/// with the variant named; errors say which part was wrong.
+pub fn setup_or_start<P: GamePosition>(setup: Option<&str>, variant: &str) -> Result<P, String> {
+    let variant = P::variant_named(variant)?;
+    match setup {
+        None => Ok(P::start(variant)),
+        Some(text) => P::from_setup(text, variant)
+            .map_err(|e| format!("invalid FEN '{}': {e}", crate::util::clip(text, 80))),
+    }
+}

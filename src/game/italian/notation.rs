@@ -1,0 +1,251 @@
+//! The federation's notation: squares numbered 1 to 32, setup strings in
+//! the PDN style (`W:W21-32:B1-12`, kings prefixed `K`), moves `22-18` and
+//! captures `21x14x7` (or `21x7` when that is unambiguous).
+//!
+//! Square 1 is a8, the top-left dark square seen from White's side; the
+//! numbers run left to right along each row and down the board, so White's
+//! back row is 29 (b1) to 32 (h1). The board stands with a light square
+//! in each player's left-hand corner, as the federation sets it.
+
+use super::position::{Move, Piece, Position};
+use crate::game::types::{Bitboard, Color, Square};
+use crate::game::ParseMoveError;
+
+/// The federation's number (1..=32) of a square.
+pub fn square_number(s: Square) -> u8 {
+    let i = s.index() as u8;
+    (7 - i / 4) * 4 + i % 4 + 1
+}
+
+/// The square with a federation number, if it is 1..=32.
+pub fn square_of_number(n: u32) -> Option<Square> {
+    if !(1..=32).contains(&n) {
+        return None;
+    }
+    let k = (n - 1) as u8;
+    Some(Square::new((7 - k / 4) * 4 + k % 4))
+}
+
+/// Why a setup string was refused; each variant names the bad field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("empty setup string")]
+    Empty,
+    #[error("bad side to move '{0}' (expected W or B)")]
+    BadSideToMove(String),
+    #[error("missing piece field for {0} (expected a field starting with '{1}')")]
+    MissingSide(&'static str, char),
+    #[error("piece field for {0} given twice")]
+    DuplicateSide(&'static str),
+    #[error("bad field '{0}' (expected W..., B... or H<plies>)")]
+    BadField(String),
+    #[error("bad square '{0}' (expected a square number 1 to 32, K before a king, or a range like 21-32)")]
+    BadSquare(String),
+    #[error("square {0} used twice")]
+    DoubledSquare(u32),
+    #[error("a {0} man on square {1}, its promotion row (it would be a king)")]
+    ManOnLastRow(&'static str, u32),
+    #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
+    BadCounter(String),
+    #[error("the counter field '{0}' must come last")]
+    CounterNotLast(String),
+    #[error("{0} has {1} pieces (at most 12)")]
+    TooManyPieces(&'static str, u32),
+}
+
+/// An input token as echoed in an error: cut to 40 characters.
+fn cut(s: &str) -> String {
+    crate::util::clip(s, 40)
+}
+
+/// The squares one token names: `K`-prefixed or not, a number or a range.
+fn read_token(tok: &str) -> Result<(bool, Vec<u32>), SetupError> {
+    let bad = || SetupError::BadSquare(cut(tok));
+    let (king, body) = match tok.strip_prefix(['K', 'k']) {
+        Some(rest) => (true, rest),
+        None => (false, tok),
+    };
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=32).contains(n))
+            .ok_or_else(bad)
+    };
+    let numbers = match body.split_once('-') {
+        Some((a, b)) => {
+            let (a, b) = (number(a)?, number(b)?);
+            if a > b {
+                return Err(bad());
+            }
+            (a..=b).collect()
+        }
+        None => vec![number(body)?],
+    };
+    Ok((king, numbers))
+}
+
+fn read_pieces(pos: &mut Position, color: Color, list: &str) -> Result<(), SetupError> {
+    if list.trim().is_empty() {
+        return Ok(());
+    }
+    for tok in list.split(',').map(str::trim) {
+        let (king, numbers) = read_token(tok)?;
+        for n in numbers {
+            let sq = square_of_number(n).expect("read_token checks the range");
+            if pos.piece_at(sq).is_some() {
+                return Err(SetupError::DoubledSquare(n));
+            }
+            let last_row = if color == Color::White { n <= 4 } else { n >= 29 };
+            if !king && last_row {
+                return Err(SetupError::ManOnLastRow(color.name(), n));
+            }
+            pos.put(sq, Piece { color, king });
+        }
+    }
+    Ok(())
+}
+
+/// The squares a path of short jumps passes over; `None` when two
+/// consecutive squares are not a jump apart.
+fn jumped_squares(path: &[Square]) -> Option<Bitboard> {
+    path.windows(2).try_fold(0, |acc, w| {
+        let (df, dr) = (w[1].file() - w[0].file(), w[1].rank() - w[0].rank());
+        if df.abs() != 2 || dr.abs() != 2 {
+            return None;
+        }
+        Square::from_coords(w[0].file() + df / 2, w[0].rank() + dr / 2).map(|s| acc | s.bb())
+    })
+}
+
+impl Position {
+    /// Read a setup string: side to move, then each side's pieces, then an
+    /// optional `H<n>` counter of reversible plies.
+    pub fn from_setup(text: &str) -> Result<Position, SetupError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SetupError::Empty);
+        }
+        let fields: Vec<&str> = text.split(':').map(str::trim).collect();
+        let side = match fields[0] {
+            "W" | "w" => Color::White,
+            "B" | "b" => Color::Black,
+            other => return Err(SetupError::BadSideToMove(cut(other))),
+        };
+        let mut pos = Position::empty();
+        let mut seen = [false; 2];
+        for (k, field) in fields[1..].iter().enumerate() {
+            let color = match field.chars().next() {
+                Some('W') => Color::White,
+                Some('B') => Color::Black,
+                Some('H') if k + 2 != fields.len() => return Err(SetupError::CounterNotLast(cut(field))),
+                Some('H') => {
+                    let n = field[1..]
+                        .parse::<u16>()
+                        .map_err(|_| SetupError::BadCounter(cut(field)))?;
+                    pos.set_reversible_plies(n);
+                    continue;
+                }
+                _ => return Err(SetupError::BadField(cut(field))),
+            };
+            if std::mem::replace(&mut seen[color.index()], true) {
+                return Err(SetupError::DuplicateSide(color.name()));
+            }
+            read_pieces(&mut pos, color, &field[1..])?;
+        }
+        for c in [Color::White, Color::Black] {
+            if !seen[c.index()] {
+                return Err(SetupError::MissingSide(c.name(), c.letter()));
+            }
+            let n = pos.color_bb(c).count_ones();
+            if n > 12 {
+                return Err(SetupError::TooManyPieces(c.name(), n));
+            }
+        }
+        pos.set_side(side);
+        Ok(pos)
+    }
+
+    /// The setup string, squares in number order; the `H` field only when
+    /// the counter is not zero.
+    pub fn to_setup(&self) -> String {
+        let mut s = String::new();
+        s.push(self.side_to_move().letter());
+        for c in [Color::White, Color::Black] {
+            s.push(':');
+            s.push(c.letter());
+            let mut list: Vec<(u8, bool)> = Square::all()
+                .filter_map(|sq| {
+                    self.piece_at(sq)
+                        .filter(|p| p.color == c)
+                        .map(|p| (square_number(sq), p.king))
+                })
+                .collect();
+            list.sort();
+            let toks: Vec<String> = list
+                .iter()
+                .map(|&(n, king)| format!("{}{n}", if king { "K" } else { "" }))
+                .collect();
+            s.push_str(&toks.join(","));
+        }
+        if self.reversible_plies() > 0 {
+            s.push_str(&format!(":H{}", self.reversible_plies()));
+        }
+        s
+    }
+
+    /// A move's full text: `22-18`, or a capture's every landing square
+    /// (`21x14x7`).
+    pub fn move_text(&self, m: &Move) -> String {
+        let mut t = square_number(m.from()).to_string();
+        if !m.is_capture() {
+            t.push_str(&format!("-{}", square_number(m.to())));
+        }
+        for s in m.landings() {
+            t.push_str(&format!("x{}", square_number(s)));
+        }
+        t
+    }
+
+    /// Read a move: `22-18`, a capture's full path `21x14x7`, or its start
+    /// and end `21x7` when only one legal capture joins them.
+    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        let t = text.trim();
+        let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
+        let is_capture = t.contains('x') || t.contains(':');
+        if is_capture && t.contains('-') {
+            return Err(syntax("mixes '-' and 'x'"));
+        }
+        let parts: Vec<&str> = t.split(['-', 'x', ':']).collect();
+        if parts.len() < 2 || (!is_capture && parts.len() != 2) {
+            return Err(syntax(
+                "expected square numbers joined by '-' (a step) or 'x' (a capture)",
+            ));
+        }
+        let mut path = Vec::with_capacity(parts.len());
+        for p in &parts {
+            let n = p.trim().parse::<u32>().ok().and_then(square_of_number);
+            path.push(n.ok_or_else(|| syntax(&format!("'{p}' is not a square number 1 to 32")))?);
+        }
+        let legal = self.legal_moves();
+        let names = || legal.iter().map(|m| self.move_text(m)).collect::<Vec<_>>();
+        let captured = if is_capture && path.len() > 2 {
+            Some(jumped_squares(&path).ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?)
+        } else {
+            None
+        };
+        let candidates: Vec<&Move> = legal
+            .iter()
+            .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
+            .filter(|m| captured.is_none_or(|c| m.captured() == c))
+            .collect();
+        match candidates.as_slice() {
+            [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
+            [m] => Ok(**m),
+            many => Err(ParseMoveError::Ambiguous(
+                t.to_string(),
+                many.iter().map(|m| self.move_text(m)).collect(),
+            )),
+        }
+    }
+}
