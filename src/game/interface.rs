@@ -72,7 +72,7 @@ impl FromStr for GameKind {
 /// Moves are generated into a caller's buffer (no allocation per node) and
 /// played in place; `play_unchecked` says whether the move was irreversible
 /// so that a game record can forget its repetition history.
-pub trait GamePosition: Copy + Eq + Send + Sync + fmt::Debug + fmt::Display + 'static {
+pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Display + 'static {
     /// A legal move: equal moves lead to equal positions.
     type Move: Copy + Eq + Hash + Send + Sync + fmt::Debug + 'static;
     /// The game's rule variants (Damone has three; `()` for a game with none).
@@ -101,7 +101,7 @@ pub trait GamePosition: Copy + Eq + Send + Sync + fmt::Debug + fmt::Display + 's
     /// The side to move.
     fn side_to_move(&self) -> Color;
     /// A hash of the pieces and the side to move (not the counters).
-    fn hash(&self) -> u64;
+    fn hash_key(&self) -> u64;
     /// Plies since the last irreversible move, as the no-progress draw counts them.
     fn no_progress(&self) -> u16;
 
@@ -119,6 +119,9 @@ pub trait GamePosition: Copy + Eq + Send + Sync + fmt::Debug + fmt::Display + 's
         self.legal_moves_into(scratch);
         scratch.len() as u64
     }
+    /// True when the side to move has a capture (the tactical check
+    /// follows capture exchanges to their end).
+    fn has_capture(&self) -> bool;
     /// Play a legal move; true when it was irreversible (no earlier
     /// position can recur after it).
     fn play_unchecked(&mut self, m: &Self::Move) -> bool;

@@ -670,7 +670,7 @@ impl super::interface::GamePosition for Position {
         self.side
     }
     #[inline]
-    fn hash(&self) -> u64 {
+    fn hash_key(&self) -> u64 {
         self.hash
     }
     #[inline]
@@ -684,6 +684,10 @@ impl super::interface::GamePosition for Position {
     #[inline]
     fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
         Position::count_moves(self, scratch)
+    }
+    #[inline]
+    fn has_capture(&self) -> bool {
+        Position::has_capture(self)
     }
     #[inline]
     fn play_unchecked(&mut self, m: &Move) -> bool {

@@ -139,7 +139,7 @@ impl<P: GamePosition> Game<P> {
             pos: start,
             rules,
             moves: Vec::new(),
-            history: vec![start.hash()],
+            history: vec![start.hash_key()],
             resigned: None,
             ply_offset: 0,
         }
@@ -187,7 +187,7 @@ impl<P: GamePosition> Game<P> {
     }
     /// Number of times the current position has occurred (with the same side to move).
     pub fn repetitions(&self) -> usize {
-        let h = self.pos.hash();
+        let h = self.pos.hash_key();
         self.history.iter().filter(|&&x| x == h).count()
     }
 
@@ -196,7 +196,7 @@ impl<P: GamePosition> Game<P> {
         if self.pos.play_unchecked(m) {
             self.history.clear();
         }
-        self.history.push(self.pos.hash());
+        self.history.push(self.pos.hash_key());
         self.moves.push(*m);
     }
 

@@ -6,6 +6,7 @@ use super::params::{Budget, SearchAlgorithm};
 use super::result::SearchResult;
 use super::select::{Leaf, Selection};
 use super::tree::Tree;
+use crate::game::GamePosition;
 use std::time::Instant;
 
 /// Simulations per round of a timed search.
@@ -15,7 +16,10 @@ const TIME_CHUNK: u32 = 32;
 /// ([`SearchParams::budget`](super::SearchParams::budget)) with
 /// `evaluator`, evaluating up to `leaves_per_tree` leaves per call. None if
 /// the game at the root is over.
-pub fn search(tree: &mut Tree, evaluator: &mut dyn Evaluator) -> Option<SearchResult> {
+pub fn search<P: GamePosition>(
+    tree: &mut Tree<P>,
+    evaluator: &mut dyn Evaluator<P>,
+) -> Option<SearchResult<P::Move>> {
     match tree.params().budget() {
         Budget::Simulations(n) => {
             tree.start(n);
@@ -43,7 +47,7 @@ pub fn search(tree: &mut Tree, evaluator: &mut dyn Evaluator) -> Option<SearchRe
 /// Select up to `leaves_per_tree` leaves of `tree` for evaluation (fewer
 /// when its search has what it needs, or a descent meets a leaf already
 /// waiting), each tagged with `tag` (the tree's index in the caller).
-pub fn take_leaves(tree: &mut Tree, tag: usize, out: &mut Vec<(usize, Leaf)>) {
+pub fn take_leaves<P: GamePosition>(tree: &mut Tree<P>, tag: usize, out: &mut Vec<(usize, Leaf<P>)>) {
     let mut taken = 0;
     while tree.wants_more() && taken < tree.params.leaves_per_tree {
         match tree.select() {
@@ -58,7 +62,7 @@ pub fn take_leaves(tree: &mut Tree, tag: usize, out: &mut Vec<(usize, Leaf)>) {
 }
 
 /// The evaluation requests of tagged leaves, in order.
-pub fn leaf_requests(leaves: &[(usize, Leaf)]) -> Vec<EvalRequest<'_>> {
+pub fn leaf_requests<P: GamePosition>(leaves: &[(usize, Leaf<P>)]) -> Vec<EvalRequest<'_, P>> {
     leaves
         .iter()
         .map(|(_, l)| EvalRequest {
@@ -70,7 +74,10 @@ pub fn leaf_requests(leaves: &[(usize, Leaf)]) -> Vec<EvalRequest<'_>> {
 
 /// Evaluate tagged leaves in one `Evaluator` call; one evaluation per leaf,
 /// in order.
-pub fn evaluate_leaves(evaluator: &mut dyn Evaluator, leaves: &[(usize, Leaf)]) -> Vec<Evaluation> {
+pub fn evaluate_leaves<P: GamePosition>(
+    evaluator: &mut dyn Evaluator<P>,
+    leaves: &[(usize, Leaf<P>)],
+) -> Vec<Evaluation> {
     let evals = evaluator.evaluate(&leaf_requests(leaves));
     assert_eq!(evals.len(), leaves.len(), "evaluator returned a wrong batch size");
     evals
@@ -80,9 +87,9 @@ pub fn evaluate_leaves(evaluator: &mut dyn Evaluator, leaves: &[(usize, Leaf)]) 
 /// `leaves_per_tree` leaves from every tree, evaluates them all in one
 /// `Evaluator` call and backs them up, until every tree is finished.
 /// Call [`Tree::start`] on each tree first.
-pub fn search_batched(trees: &mut [&mut Tree], evaluator: &mut dyn Evaluator) {
+pub fn search_batched<P: GamePosition>(trees: &mut [&mut Tree<P>], evaluator: &mut dyn Evaluator<P>) {
     loop {
-        let mut leaves: Vec<(usize, Leaf)> = Vec::new();
+        let mut leaves: Vec<(usize, Leaf<P>)> = Vec::new();
         for (i, t) in trees.iter_mut().enumerate() {
             take_leaves(t, i, &mut leaves);
         }

@@ -2,16 +2,16 @@
 //! [`EvalCache`], an evaluation cache for a deterministic one.
 
 use super::wdl::Wdl;
-use crate::game::{Game, Move, Position};
+use crate::game::{Game, GamePosition, Position};
 use crate::util::Rng;
 use rand::Rng as _;
 use std::collections::HashMap;
 
 /// One position to evaluate: the game (for repetition and counters) and its
 /// legal moves, in the order the priors must follow.
-pub struct EvalRequest<'a> {
-    pub game: &'a Game,
-    pub moves: &'a [Move],
+pub struct EvalRequest<'a, P: GamePosition = Position> {
+    pub game: &'a Game<P>,
+    pub moves: &'a [P::Move],
 }
 
 /// The evaluation of one position.
@@ -30,8 +30,8 @@ pub struct Evaluation {
 
 /// Evaluates batches of positions. Implementations must return one
 /// [`Evaluation`] per request, in order.
-pub trait Evaluator {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation>;
+pub trait Evaluator<P: GamePosition = Position> {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation>;
 }
 
 fn uniform(n: usize) -> Vec<f32> {
@@ -42,8 +42,8 @@ fn uniform(n: usize) -> Vec<f32> {
 #[derive(Clone, Debug, Default)]
 pub struct UniformEvaluator;
 
-impl Evaluator for UniformEvaluator {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl<P: GamePosition> Evaluator<P> for UniformEvaluator {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
         batch
             .iter()
             .map(|r| Evaluation {
@@ -68,7 +68,7 @@ impl RolloutEvaluator {
         RolloutEvaluator { rng, rollouts: 1 }
     }
 
-    fn rollout(&mut self, game: &Game) -> [f32; 3] {
+    fn rollout<P: GamePosition>(&mut self, game: &Game<P>) -> [f32; 3] {
         let side = game.position().side_to_move();
         let mut g = game.detached();
         let mut moves = Vec::with_capacity(32);
@@ -83,8 +83,8 @@ impl RolloutEvaluator {
     }
 }
 
-impl Evaluator for RolloutEvaluator {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl<P: GamePosition> Evaluator<P> for RolloutEvaluator {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
         batch
             .iter()
             .map(|r| {
@@ -109,13 +109,13 @@ impl Evaluator for RolloutEvaluator {
 /// What an evaluation depends on: the position (pieces, side to move,
 /// variant, no-progress counter) and whether it occurred before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct CacheKey {
-    pos: Position,
+struct CacheKey<P> {
+    pos: P,
     repeated: bool,
 }
 
-impl CacheKey {
-    fn of(game: &Game) -> CacheKey {
+impl<P: GamePosition> CacheKey<P> {
+    fn of(game: &Game<P>) -> CacheKey<P> {
         CacheKey {
             pos: *game.position(),
             repeated: game.repetitions() > 1,
@@ -124,7 +124,7 @@ impl CacheKey {
 
     /// The table slot: the Zobrist hash mixed with the counters it leaves out.
     fn slot(&self, mask: usize) -> usize {
-        let h = self.pos.hash()
+        let h = self.pos.hash_key()
             ^ (self.pos.no_progress() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ (self.repeated as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         (h ^ (h >> 29)) as usize & mask
@@ -142,15 +142,15 @@ impl CacheKey {
 /// answer. [Clear](EvalCache::clear) it whenever the evaluator changes (new
 /// weights).
 #[derive(Clone, Debug)]
-pub struct EvalCache {
-    table: Vec<Option<(CacheKey, Evaluation)>>,
+pub struct EvalCache<P: GamePosition = Position> {
+    table: Vec<Option<(CacheKey<P>, Evaluation)>>,
     /// Positions asked for.
     pub lookups: u64,
     /// ... and of those, answered without asking the evaluator.
     pub hits: u64,
 }
 
-impl EvalCache {
+impl<P: GamePosition> EvalCache<P> {
     /// A cache of `capacity` entries, rounded up to a power of two.
     pub fn new(capacity: usize) -> Self {
         EvalCache {
@@ -173,13 +173,17 @@ impl EvalCache {
     /// Evaluate `batch` as `inner` would: positions in the cache from the
     /// cache, the others in one call of `inner` (each position once), which
     /// are then stored.
-    pub fn evaluate(&mut self, inner: &mut dyn Evaluator, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    pub fn evaluate(
+        &mut self,
+        inner: &mut dyn Evaluator<P>,
+        batch: &[EvalRequest<'_, P>],
+    ) -> Vec<Evaluation> {
         let mask = self.table.len() - 1;
         let mut out: Vec<Option<Evaluation>> = vec![None; batch.len()];
         // Each missing position is asked for once: `first` maps it to its
         // place in `misses`; `repeats` are later requests for the same one.
-        let mut misses: Vec<(CacheKey, usize)> = Vec::new();
-        let mut first: HashMap<CacheKey, usize> = HashMap::new();
+        let mut misses: Vec<(CacheKey<P>, usize)> = Vec::new();
+        let mut first: HashMap<CacheKey<P>, usize> = HashMap::new();
         let mut repeats: Vec<(usize, usize)> = Vec::new();
         for (i, r) in batch.iter().enumerate() {
             let key = CacheKey::of(r.game);
@@ -199,7 +203,7 @@ impl EvalCache {
         self.lookups += batch.len() as u64;
         self.hits += (batch.len() - misses.len()) as u64;
         if !misses.is_empty() {
-            let reqs: Vec<EvalRequest<'_>> = misses
+            let reqs: Vec<EvalRequest<'_, P>> = misses
                 .iter()
                 .map(|&(_, i)| EvalRequest {
                     game: batch[i].game,

@@ -4,6 +4,7 @@
 
 use super::params::SearchAlgorithm;
 use super::tree::{wdl_search_value, Tree};
+use crate::game::GamePosition;
 use rand_distr::{Distribution, Gamma, Gumbel};
 use std::collections::VecDeque;
 
@@ -20,7 +21,7 @@ pub(super) struct GumbelRoot {
     pub(super) budget: u32,
 }
 
-impl Tree {
+impl<P: GamePosition> Tree<P> {
     /// Root noise and Gumbel set-up, once the root is expanded.
     pub(super) fn prepare_root(&mut self) {
         if self.params.avoid_repetition {
@@ -85,7 +86,7 @@ impl Tree {
             .map(|e| {
                 let mut p = pos;
                 p.play_unchecked(&e.mv);
-                !history.contains(&p.hash())
+                !history.contains(&p.hash_key())
             })
             .collect();
         self.retain_root_edges(&keep);
@@ -102,7 +103,7 @@ impl Tree {
         self.retain_root_edges(&keep);
     }
 
-    fn root_edges(&self) -> &[super::tree::Edge] {
+    fn root_edges(&self) -> &[super::tree::Edge<P::Move>] {
         let nd = &self.nodes[self.root as usize];
         &self.edges[nd.edge_range()]
     }

@@ -4,14 +4,14 @@
 
 use super::tree::{State, Tree};
 use super::wdl::Wdl;
-use crate::game::Move;
+use crate::game::{GamePosition, Move};
 use rand::Rng as _;
 
 /// The outcome of a search: statistics of the root moves, the training
 /// policy target, the root value and the move to play.
 #[derive(Clone, Debug)]
-pub struct SearchResult {
-    pub moves: Vec<Move>,
+pub struct SearchResult<M = Move> {
+    pub moves: Vec<M>,
     pub visits: Vec<u32>,
     pub priors: Vec<f32>,
     /// Mean value of each move for the side to move (None if unvisited).
@@ -22,12 +22,12 @@ pub struct SearchResult {
     /// Root win/draw/loss estimate for the side to move.
     pub wdl: Wdl,
     /// The move chosen to play.
-    pub best: Move,
+    pub best: M,
     /// Simulations this search ran.
     pub simulations: u32,
 }
 
-impl SearchResult {
+impl<M> SearchResult<M> {
     /// How much the search changed the network's mind at the root: the KL
     /// divergence of the policy target from the network's priors, in nats
     /// (priors floored at 1e-6).
@@ -42,16 +42,16 @@ impl SearchResult {
     }
 }
 
-impl Tree {
+impl<P: GamePosition> Tree<P> {
     /// Statistics of the finished search and the move to play.
-    pub fn result(&mut self) -> Option<SearchResult> {
+    pub fn result(&mut self) -> Option<SearchResult<P::Move>> {
         let nd = self.nodes[self.root as usize].clone();
         if nd.state != State::Expanded {
             return None;
         }
         let range = nd.edge_range();
         let edges = &self.edges[range];
-        let moves: Vec<Move> = edges.iter().map(|e| e.mv).collect();
+        let moves: Vec<P::Move> = edges.iter().map(|e| e.mv).collect();
         let visits: Vec<u32> = edges.iter().map(|e| self.edge_n(e)).collect();
         let priors: Vec<f32> = edges.iter().map(|e| e.raw).collect();
         let q: Vec<Option<f32>> = edges.iter().map(|e| self.edge_q(e).map(|x| x as f32)).collect();

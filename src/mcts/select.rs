@@ -10,20 +10,20 @@ use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
 use super::tree::{search_value, wdl_search_value, Edge, Node, State, Tree, NO_NODE};
 use super::wdl::Wdl;
-use crate::game::{Game, Move, MoveList};
+use crate::game::{Game, GamePosition, Position};
 
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
 /// nodes from the root to it.
-pub struct Leaf {
-    pub game: Game,
-    pub moves: MoveList,
+pub struct Leaf<P: GamePosition = Position> {
+    pub game: Game<P>,
+    pub moves: Vec<P::Move>,
     path: Vec<u32>,
 }
 
 /// What one selection step produced.
-pub enum Selection {
+pub enum Selection<P: GamePosition = Position> {
     /// A leaf to evaluate (pass the evaluation to [`Tree::apply`]).
-    NeedsEval(Leaf),
+    NeedsEval(Leaf<P>),
     /// The simulation ended in a known (terminal) node and is backed up.
     Done,
     /// The descent met a leaf already waiting for evaluation: try again
@@ -31,11 +31,11 @@ pub enum Selection {
     Busy,
 }
 
-impl Tree {
+impl<P: GamePosition> Tree<P> {
     /// Value of edge `e` for the side to move at its parent, counting
     /// in-flight simulations as losses (with the solver, a proven child's
     /// exact value).
-    pub(super) fn edge_q(&self, e: &Edge) -> Option<f64> {
+    pub(super) fn edge_q(&self, e: &Edge<P::Move>) -> Option<f64> {
         if self.params.solver {
             if let Some(w) = self.edge_exact(e) {
                 let mat = -self.nodes[e.child as usize].mean_mat();
@@ -56,7 +56,7 @@ impl Tree {
         }
     }
 
-    pub(super) fn edge_n(&self, e: &Edge) -> u32 {
+    pub(super) fn edge_n(&self, e: &Edge<P::Move>) -> u32 {
         if e.child == NO_NODE {
             0
         } else {
@@ -116,7 +116,7 @@ impl Tree {
     }
 
     /// Run one selection step: descend to a leaf.
-    pub fn select(&mut self) -> Selection {
+    pub fn select(&mut self) -> Selection<P> {
         let mut node = self.root;
         let mut path = vec![node];
         let mut game = self.game.detached();
@@ -202,7 +202,7 @@ impl Tree {
     /// Expand a node whose only legal move is `mv` without evaluating it
     /// ([`SearchParams::collapse_forced`](super::SearchParams::collapse_forced)):
     /// one edge of prior 1. Its value comes from the positions below it.
-    fn expand_forced(&mut self, node: u32, mv: Move) {
+    fn expand_forced(&mut self, node: u32, mv: P::Move) {
         let first = self.edges.len() as u32;
         self.edges.push(Edge {
             mv,
@@ -217,7 +217,7 @@ impl Tree {
     }
 
     /// Expand a leaf with its evaluation and back up its value.
-    pub fn apply(&mut self, leaf: Leaf, eval: Evaluation) {
+    pub fn apply(&mut self, leaf: Leaf<P>, eval: Evaluation) {
         let node = *leaf.path.last().expect("non-empty path");
         let first = self.edges.len() as u32;
         // The moves the in-tree tactical check keeps (None: it is off here,
@@ -316,7 +316,7 @@ impl Tree {
 }
 
 /// A finished game's material for its side to move, as the network's
-/// material target measures it ([`crate::game::Position::piece_balance`]).
-fn final_material(pos: &crate::game::Position) -> f32 {
+/// material target measures it ([`GamePosition::piece_balance`]).
+fn final_material<P: GamePosition>(pos: &P) -> f32 {
     pos.piece_balance(pos.side_to_move())
 }

@@ -7,12 +7,12 @@
 //! root this module plays the move, every reply of the opponent, and then
 //! the compulsory captures that follow to the end (each side choosing its
 //! best capture, as captures are compulsory there is no standing pat), and
-//! counts material ([`Position::material`]). A move's *balance* is the
+//! counts material ([`GamePosition::material`]). A move's *balance* is the
 //! material difference for the mover after the opponent's best reply and
 //! the captures. The search leaves out moves whose balance is worse than
 //! the best move's by more than the margin.
 
-use crate::game::{MoveList, Position};
+use crate::game::{GamePosition, Position};
 
 /// A side with no legal move has lost: worth more than any material.
 const NO_MOVES: i32 = 100_000;
@@ -23,26 +23,26 @@ const NO_MOVES: i32 = 100_000;
 const MAX_EXCHANGE: usize = 24;
 
 /// Scratch move lists for one check, one per ply of the exchange.
-pub(super) struct Tactics {
-    bufs: Vec<MoveList>,
+pub(super) struct Tactics<P: GamePosition = Position> {
+    bufs: Vec<Vec<P::Move>>,
 }
 
-impl Default for Tactics {
+impl<P: GamePosition> Default for Tactics<P> {
     fn default() -> Self {
         Tactics {
-            bufs: (0..MAX_EXCHANGE + 1).map(|_| MoveList::new()).collect(),
+            bufs: (0..MAX_EXCHANGE + 1).map(|_| Vec::new()).collect(),
         }
     }
 }
 
-impl Tactics {
+impl<P: GamePosition> Tactics<P> {
     /// Material balance for the side to move at `pos` once the compulsory
     /// captures are played out (each side taking its best capture); a side
     /// with no legal move has lost.
-    fn settled(pos: &Position, bufs: &mut [MoveList]) -> i32 {
+    fn settled(pos: &P, bufs: &mut [Vec<P::Move>]) -> i32 {
         let me = pos.side_to_move();
         let stand = pos.material(me) - pos.material(me.opposite());
-        if pos.hunt_over() {
+        if pos.decided().is_some() {
             return stand;
         }
         let Some((buf, rest)) = bufs.split_first_mut() else {
@@ -67,10 +67,10 @@ impl Tactics {
 
     /// The mover's material balance after `mv` at `pos`, the opponent's
     /// best reply, and the captures that follow.
-    pub(super) fn balance(&mut self, pos: &Position, mv: &crate::game::Move) -> i32 {
+    pub(super) fn balance(&mut self, pos: &P, mv: &P::Move) -> i32 {
         let mut after = *pos;
         after.play_unchecked(mv);
-        if after.hunt_over() {
+        if after.decided().is_some() {
             let me = pos.side_to_move();
             return after.material(me) - after.material(me.opposite());
         }
@@ -90,7 +90,7 @@ impl Tactics {
 
     /// Which of `moves` at `pos` to keep: those whose balance is within
     /// `margin` Pedine (100 material units each) of the best move's.
-    pub(super) fn keep(&mut self, pos: &Position, moves: &[crate::game::Move], margin: f32) -> Vec<bool> {
+    pub(super) fn keep(&mut self, pos: &P, moves: &[P::Move], margin: f32) -> Vec<bool> {
         let margin = (margin * 100.0).round() as i32;
         let balances: Vec<i32> = moves.iter().map(|m| self.balance(pos, m)).collect();
         let best = balances.iter().copied().max().unwrap_or(0);

@@ -10,7 +10,7 @@
 use super::gumbel::GumbelRoot;
 use super::params::SearchParams;
 use super::wdl::{utility, Wdl};
-use crate::game::{Game, Move};
+use crate::game::{Game, GamePosition, Position};
 use crate::util::Rng;
 
 pub(super) const NO_NODE: u32 = u32::MAX;
@@ -104,8 +104,8 @@ pub(super) fn wdl_search_value(w: Wdl, mat: f64, p: &SearchParams) -> f64 {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Edge {
-    pub(super) mv: Move,
+pub(super) struct Edge<M> {
+    pub(super) mv: M,
     /// Prior used by selection (with root noise mixed in).
     pub(super) prior: f32,
     /// Prior as the evaluator gave it.
@@ -113,12 +113,12 @@ pub(super) struct Edge {
     pub(super) child: u32,
 }
 
-/// One search tree over a game.
-pub struct Tree {
+/// One search tree over a game of any [`GamePosition`] (Damone by default).
+pub struct Tree<P: GamePosition = Position> {
     pub(super) nodes: Vec<Node>,
-    pub(super) edges: Vec<Edge>,
+    pub(super) edges: Vec<Edge<P::Move>>,
     pub(super) root: u32,
-    pub(super) game: Game,
+    pub(super) game: Game<P>,
     pub(super) params: SearchParams,
     pub(super) rng: Rng,
     pub(super) target: u32,
@@ -128,9 +128,9 @@ pub struct Tree {
     pub(super) noised: bool,
 }
 
-impl Tree {
+impl<P: GamePosition> Tree<P> {
     /// A fresh tree rooted at the current position of `game`.
-    pub fn new(game: &Game, params: SearchParams, rng: Rng) -> Tree {
+    pub fn new(game: &Game<P>, params: SearchParams, rng: Rng) -> Tree<P> {
         Tree {
             nodes: vec![Node::new()],
             edges: Vec::new(),
@@ -155,7 +155,7 @@ impl Tree {
         &mut self.params
     }
     /// The game at the root.
-    pub fn game(&self) -> &Game {
+    pub fn game(&self) -> &Game<P> {
         &self.game
     }
     /// The exact value of a node for its side to move, when known: a
@@ -170,7 +170,7 @@ impl Tree {
 
     /// The exact value of edge `e`'s child for its side to move, when the
     /// edge has a child and its value is known.
-    pub(super) fn edge_exact(&self, e: &Edge) -> Option<Wdl> {
+    pub(super) fn edge_exact(&self, e: &Edge<P::Move>) -> Option<Wdl> {
         (e.child != NO_NODE).then(|| self.exact(e.child)).flatten()
     }
 
@@ -212,7 +212,7 @@ impl Tree {
 
     /// Play a move at the root (either side's), keeping its subtree when
     /// tree reuse is on.
-    pub fn advance(&mut self, mv: &Move) {
+    pub fn advance(&mut self, mv: &P::Move) {
         let nd = &self.nodes[self.root as usize];
         let child = if nd.state == State::Expanded {
             self.edges[nd.edge_range()]

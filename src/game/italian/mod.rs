@@ -49,7 +49,7 @@ impl GamePosition for Position {
         Position::side_to_move(self)
     }
     #[inline]
-    fn hash(&self) -> u64 {
+    fn hash_key(&self) -> u64 {
         Position::hash(self)
     }
     #[inline]
@@ -63,6 +63,10 @@ impl GamePosition for Position {
     #[inline]
     fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
         Position::count_moves(self, scratch)
+    }
+    #[inline]
+    fn has_capture(&self) -> bool {
+        Position::has_capture(self)
     }
     #[inline]
     fn play_unchecked(&mut self, m: &Move) -> bool {
