@@ -172,7 +172,7 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     .unwrap();
     cfg.checkpoint_dir = dir.display().to_string();
     let mut started = Vec::new();
-    let run = Run::start(cfg.clone(), Start::New, &mut |e: &Event| {
+    let run = Run::<damone::game::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
         if let Event::Started { device, .. } = e {
             started.push(device.clone());
         }
@@ -197,7 +197,7 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
 
     // Resumed on the CPU for one more iteration.
     let mut resumed_on = Vec::new();
-    let run = Run::start(
+    let run = Run::<damone::game::Position>::start(
         cfg,
         Start::Resume {
             sets: vec!["iterations=3".into(), "device=cpu".into()],

@@ -164,7 +164,7 @@ proptest! {
     #[test]
     fn replay_files_never_panic(edits in prop::collection::vec((0usize..400, any::<u8>()), 0..4), cut in 0usize..400) {
         let b = mutate(&replay_bytes(), &edits, cut);
-        if let Err(e) = ReplayWindow::from_bytes(&b) {
+        if let Err(e) = ReplayWindow::<damone::game::Position>::from_bytes(&b) {
             prop_assert!(one_line(&e), "{e}");
         }
     }

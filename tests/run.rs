@@ -25,7 +25,10 @@ fn a_tiny_run_through_the_library_api() {
     let dir = std::env::temp_dir().join(format!("damone-librun-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut events = Vec::new();
-    let run = Run::start(tiny(&dir, 2), Start::New, &mut |e: &Event| events.push(e.clone())).unwrap();
+    let run = Run::<damone::game::Position>::start(tiny(&dir, 2), Start::New, &mut |e: &Event| {
+        events.push(e.clone())
+    })
+    .unwrap();
     // Started, then per iteration: self-play, training (and evaluation at
     // iteration 2), each with progress, then the iteration; then Finished.
     assert!(matches!(
@@ -88,7 +91,7 @@ fn a_tiny_run_through_the_library_api() {
     assert_eq!(loaded.header.provenance.iteration, 2);
     drop(run);
     // Resume for one more iteration.
-    let mut resumed = Run::open(
+    let mut resumed = Run::<damone::game::Position>::open(
         tiny(&dir, 2),
         Start::Resume {
             sets: vec!["iterations=3".into(), "train.lr=0.001".into()],
@@ -115,10 +118,13 @@ fn a_tiny_run_through_the_library_api() {
     resumed.run(&mut |e: &Event| last = Some(e.clone())).unwrap();
     assert_eq!(last, Some(Event::Finished { iterations: 0 }));
     // A new run in the same folder is refused, naming what to do.
-    let e = Run::open(tiny(&dir, 2), Start::New).err().unwrap().to_string();
+    let e = Run::<damone::game::Position>::open(tiny(&dir, 2), Start::New)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("already has checkpoints"), "{e}");
     // Keys the checkpoint depends on cannot change on resume.
-    let e = Run::open(
+    let e = Run::<damone::game::Position>::open(
         tiny(&dir, 2),
         Start::Resume {
             sets: vec!["model.blocks=2".into()],
@@ -153,7 +159,7 @@ fn a_tiny_run_through_the_library_api() {
             if name == "config.toml" || name == "model.bpk" {
                 assert!(e.as_deref().is_some_and(|e| e.contains(&needle)), "{e:?}");
             }
-            let e = Run::open(
+            let e = Run::<damone::game::Position>::open(
                 tiny(&dir, 2),
                 Start::Resume {
                     sets: vec![],
@@ -176,7 +182,7 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     use damone::player::rate::{rate, RateConfig, RateEvent, RatingRow};
     let dir = std::env::temp_dir().join(format!("damone-rate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let run = Run::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();
+    let run = Run::<damone::game::Position>::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();
     let cfg = RateConfig {
         sims: 4,
         depths: vec![1, 2],
@@ -254,5 +260,49 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("games must be even"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An Italian draughts run: trains with `game = "italian"`, records the
+/// game in its checkpoints (so that a resume from a plain config finds
+/// it), and is refused by name when opened as a Damone run.
+#[test]
+fn an_italian_run_records_its_game_and_is_refused_as_damone() {
+    use damone::game::{italian, GameKind};
+    let dir = std::env::temp_dir().join(format!("damone-italian-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = tiny(&dir, 2);
+    cfg.game = GameKind::Italian;
+    let run = Run::<italian::Position>::start(cfg.clone(), Start::New, &mut |_: &Event| {}).unwrap();
+    let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
+    assert_eq!(ck.config.game, GameKind::Italian);
+    drop(run);
+    let live = std::fs::read_to_string(dir.join("tiny/live.json")).unwrap();
+    assert!(live.contains("\"game\":\"italian\""), "{live}");
+    let resume = || Start::Resume {
+        sets: vec!["iterations=3".into()],
+        from_intact: false,
+    };
+    let config = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml"));
+    let sets = [format!("checkpoint_dir={}", dir.display())];
+    assert_eq!(
+        Run::game_to_open(Some(config), &sets, &resume()).unwrap(),
+        GameKind::Italian
+    );
+    let e = Run::<damone::game::Position>::open(tiny(&dir, 2), resume())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("is a run of italian, not of damone"), "{e}");
+    let e = Run::<damone::game::Position>::open(cfg.clone(), Start::Overwrite)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("run of italian, not of damone"), "{e}");
+    // The refused overwrite left the run as it was.
+    let mut resumed = Run::<italian::Position>::open(tiny(&dir, 2), resume()).unwrap();
+    assert_eq!(resumed.iterate(&mut |_: &Event| {}).unwrap().iteration, 3);
+    cfg.variant = damone::game::Variant::ThreeDamas;
+    assert!(cfg.validate().unwrap_err().contains("three-damas"));
     let _ = std::fs::remove_dir_all(&dir);
 }

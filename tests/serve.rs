@@ -32,7 +32,7 @@ fn tiny_run() -> &'static PathBuf {
         )
         .unwrap();
         cfg.checkpoint_dir = dir.display().to_string();
-        let run = Run::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
+        let run = Run::<damone::game::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
         run.dir().to_path_buf()
     })
 }

@@ -1,8 +1,9 @@
-//! The baseline alpha-beta bot: negamax with iterative deepening, a
-//! transposition table on the Zobrist key, move ordering (TT move, history
-//! heuristic), capture extension, and a hand-written evaluation.
+//! The baseline alpha-beta bot, for any game with a [`Baseline`]
+//! evaluation: negamax with iterative deepening, a transposition table on
+//! the Zobrist key, move ordering (TT move, history heuristic), capture
+//! extension, and a hand-written evaluation.
 //!
-//! ## Evaluation (centipawn-like units, for the side to move)
+//! ## Damone's evaluation (centipawn-like units, for the side to move)
 //!
 //! - **Material by rank**: Pedina 100, Dama 250, Damone 600 (in
 //!   `damone-hunt`, where losing the last Damone loses, a Damone is 2000).
@@ -12,9 +13,15 @@
 //!   same for the opponent.
 //! - A side with a capture to play is never scored statically: captures are
 //!   searched to the end (they are compulsory, so this is the quiescence).
+//!
+//! ## Italian draughts' evaluation
+//!
+//! Material (man 100, king 250), advancement (4 per row a man has
+//! advanced) and mobility (3 per step), each as the difference between the
+//! sides; captures searched to the end as in Damone.
 
 use super::Player;
-use crate::game::{Color, Dir, Game, Move, MoveList, Position, Rank};
+use crate::game::{italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
 use std::time::{Duration, Instant};
 
 /// Score of a won position (minus the distance in plies).
@@ -42,19 +49,77 @@ const LOWER: u8 = 2;
 const UPPER: u8 = 3;
 const TT_BITS: u32 = 18;
 
-/// Alpha-beta searcher.
-pub struct AlphaBeta {
+/// What the alpha-beta baseline needs of a game beyond its rules.
+pub trait Baseline: GamePosition {
+    /// Number of move codes ([`Baseline::move_code`] is below it).
+    const MOVE_CODES: usize;
+    /// Static evaluation for the side to move, in hundredths of a man.
+    fn evaluate(&self) -> i32;
+    /// A code per move, below `MOVE_CODES` (its start and end squares):
+    /// the transposition table keeps the best move's, the history
+    /// heuristic counts cut-offs per code.
+    fn move_code(m: &Self::Move) -> u16;
+    /// Pieces a move takes (0 for a step): more are searched first.
+    fn captures(m: &Self::Move) -> u32;
+}
+
+impl Baseline for Position {
+    const MOVE_CODES: usize = 1024;
+    fn evaluate(&self) -> i32 {
+        evaluate(self)
+    }
+    fn move_code(m: &Move) -> u16 {
+        (m.from().index() as u16) << 5 | m.to().index() as u16
+    }
+    fn captures(m: &Move) -> u32 {
+        m.captured().count_ones()
+    }
+}
+
+impl Baseline for italian::Position {
+    const MOVE_CODES: usize = 1024;
+    fn evaluate(&self) -> i32 {
+        let me = self.side_to_move();
+        let score = |c: Color| {
+            let men = self.men(c);
+            let advanced: i32 = crate::game::types::squares(men)
+                .map(|s| if c == Color::White { s.rank() } else { 7 - s.rank() })
+                .sum();
+            100 * men.count_ones() as i32 + 250 * self.kings(c).count_ones() as i32 + 4 * advanced
+        };
+        let steps = |c: Color| {
+            let mut p = *self;
+            p.set_side(c);
+            if p.has_capture() {
+                0
+            } else {
+                p.count_moves(&mut Vec::new()) as i32
+            }
+        };
+        score(me) - score(me.opposite()) + 3 * (steps(me) - steps(me.opposite()))
+    }
+    fn move_code(m: &italian::Move) -> u16 {
+        (m.from().index() as u16) << 5 | m.to().index() as u16
+    }
+    fn captures(m: &italian::Move) -> u32 {
+        m.captured().count_ones()
+    }
+}
+
+/// Alpha-beta searcher over a game (Damone by default).
+pub struct AlphaBeta<P: Baseline = Position> {
     name: String,
     limits: Limits,
     default_limits: Limits,
     tt: Vec<TtEntry>,
-    history: Box<[[i32; 32]; 32]>,
+    /// Cut-offs per move code (the history heuristic).
+    history: Vec<i32>,
     nodes: u64,
     start: Instant,
     stopped: bool,
     /// Hashes on the current search path plus the game's repetition history.
     path: Vec<u64>,
-    bufs: Vec<MoveList>,
+    bufs: Vec<Vec<P::Move>>,
     /// Statistics of the last search: depth reached, nodes, score.
     pub last: (u32, u64, i32),
 }
@@ -113,18 +178,14 @@ fn from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
-fn move_code(m: &Move) -> u16 {
-    (m.from().index() as u16) << 5 | m.to().index() as u16
-}
-
-impl AlphaBeta {
+impl<P: Baseline> AlphaBeta<P> {
     pub fn new(name: String, limits: Limits) -> Self {
         AlphaBeta {
             name,
             limits,
             default_limits: limits,
             tt: vec![TtEntry::default(); 1 << TT_BITS],
-            history: Box::new([[0; 32]; 32]),
+            history: vec![0; P::MOVE_CODES],
             nodes: 0,
             start: Instant::now(),
             stopped: false,
@@ -159,7 +220,7 @@ impl AlphaBeta {
     }
 
     /// Search the game's position; returns the best move and its score.
-    pub fn search(&mut self, game: &Game) -> (Move, i32) {
+    pub fn search(&mut self, game: &Game<P>) -> (P::Move, i32) {
         self.nodes = 0;
         self.start = Instant::now();
         self.stopped = false;
@@ -214,15 +275,7 @@ impl AlphaBeta {
         (best, best_score)
     }
 
-    fn negamax(
-        &mut self,
-        game: &Game,
-        pos: &Position,
-        depth: i32,
-        ply: usize,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
+    fn negamax(&mut self, game: &Game<P>, pos: &P, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         if self.out_of_budget() {
             return 0;
@@ -240,15 +293,15 @@ impl AlphaBeta {
     #[allow(clippy::too_many_arguments)]
     fn negamax_inner(
         &mut self,
-        game: &Game,
-        pos: &Position,
-        moves: &mut MoveList,
+        game: &Game<P>,
+        pos: &P,
+        moves: &mut [P::Move],
         depth: i32,
         ply: usize,
         alpha: &mut i32,
         beta: i32,
     ) -> i32 {
-        if moves.is_empty() || pos.hunt_over() {
+        if moves.is_empty() || pos.decided().is_some() {
             return -(WIN - ply as i32);
         }
         let rules = game.rules();
@@ -257,14 +310,14 @@ impl AlphaBeta {
             return 0;
         }
         // A repetition inside the search (or of the game's history) scores as a draw.
-        if self.path.contains(&pos.hash()) {
+        if self.path.contains(&pos.hash_key()) {
             return 0;
         }
-        let capture = moves[0].is_capture();
+        let capture = P::captures(&moves[0]) > 0;
         if depth <= 0 && (!capture || depth < -8) {
-            return evaluate(pos);
+            return pos.evaluate();
         }
-        let key = pos.hash();
+        let key = pos.hash_key();
         let slot = (key >> (64 - TT_BITS)) as usize;
         let e = self.tt[slot];
         let mut tt_move = 0;
@@ -280,17 +333,18 @@ impl AlphaBeta {
         if moves.len() > 1 {
             let hist = &self.history;
             moves.sort_by_cached_key(|m| {
-                if move_code(m) == tt_move {
+                let code = P::move_code(m);
+                if code == tt_move {
                     i32::MIN
                 } else {
-                    -(m.captured().count_ones() as i32 * 1_000_000) - hist[m.from().index()][m.to().index()]
+                    -(P::captures(m) as i32 * 1_000_000) - hist[code as usize]
                 }
             });
         }
         let alpha0 = *alpha;
         let mut best = -WIN - 1;
         let mut best_code = 0;
-        self.path.push(pos.hash());
+        self.path.push(pos.hash_key());
         // A forced move does not use up depth.
         let next_depth = if moves.len() == 1 { depth } else { depth - 1 };
         for m in moves.iter() {
@@ -302,14 +356,14 @@ impl AlphaBeta {
             }
             if s > best {
                 best = s;
-                best_code = move_code(m);
+                best_code = P::move_code(m);
             }
             if s > *alpha {
                 *alpha = s;
             }
             if *alpha >= beta {
-                if !m.is_capture() {
-                    self.history[m.from().index()][m.to().index()] += depth * depth;
+                if P::captures(m) == 0 {
+                    self.history[P::move_code(m) as usize] += depth * depth;
                 }
                 break;
             }
@@ -333,11 +387,11 @@ impl AlphaBeta {
     }
 }
 
-impl Player for AlphaBeta {
+impl<P: Baseline> Player<P> for AlphaBeta<P> {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game<P>) -> P::Move {
         self.search(game).0
     }
     /// A time budget replaces the depth, node and time limits (iterative

@@ -4,8 +4,8 @@
 //! computed in parallel. Used by training runs to measure progress.
 
 use super::tournament::opening_game;
-use super::{AlphaBeta, Limits, MatchSettings};
-use crate::game::{Color, Game, Move, MoveList, Outcome};
+use super::{AlphaBeta, Baseline, Limits, MatchSettings};
+use crate::game::{Color, Game, Outcome};
 use crate::mcts::{search_batched, EvalRequest, Evaluator, SearchParams, Tree};
 use crate::util::elo::score_interval;
 use crate::util::rng_stream;
@@ -56,10 +56,10 @@ pub enum Searcher<'a> {
 /// alpha-beta at `depth`, colours alternating, each pair of games from one
 /// seeded opening of `settings`. `tree_seed` seeds the searcher's trees.
 /// `on_game` is called as each game ends.
-pub fn play_vs_alphabeta(
-    evaluator: &mut dyn Evaluator,
+pub fn play_vs_alphabeta<P: Baseline>(
+    evaluator: &mut dyn Evaluator<P>,
     params: &SearchParams,
-    settings: &MatchSettings,
+    settings: &MatchSettings<P>,
     depth: u32,
     games: usize,
     tree_seed: u64,
@@ -77,10 +77,10 @@ pub fn play_vs_alphabeta(
 }
 
 /// [`play_vs_alphabeta`] with any [`Searcher`]: MCTS, or the raw policy.
-pub fn play_searcher_vs_alphabeta(
-    evaluator: &mut dyn Evaluator,
+pub fn play_searcher_vs_alphabeta<P: Baseline>(
+    evaluator: &mut dyn Evaluator<P>,
     searcher: Searcher<'_>,
-    settings: &MatchSettings,
+    settings: &MatchSettings<P>,
     depth: u32,
     games: usize,
     tree_seed: u64,
@@ -113,23 +113,23 @@ pub fn play_searcher_vs_alphabeta(
 /// The evaluation games under way: boards, the searcher's colour in each,
 /// its trees (none for the raw policy), alpha-beta's players, and the
 /// outcomes so far.
-struct EvalGames {
-    boards: Vec<Game>,
+struct EvalGames<P: Baseline> {
+    boards: Vec<Game<P>>,
     color: Vec<Color>,
-    trees: Vec<Tree>,
-    alphabeta: Vec<AlphaBeta>,
+    trees: Vec<Tree<P>>,
+    alphabeta: Vec<AlphaBeta<P>>,
     done: Vec<Option<Outcome>>,
 }
 
-impl EvalGames {
+impl<P: Baseline> EvalGames<P> {
     fn new(
         searcher: Searcher<'_>,
-        settings: &MatchSettings,
+        settings: &MatchSettings<P>,
         depth: u32,
         n: usize,
         tree_seed: u64,
-    ) -> EvalGames {
-        let boards: Vec<Game> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
+    ) -> EvalGames<P> {
+        let boards: Vec<Game<P>> = (0..n).map(|g| opening_game(settings, g / 2)).collect();
         let color = (0..n)
             .map(|g| if g % 2 == 0 { Color::White } else { Color::Black })
             .collect();
@@ -175,12 +175,12 @@ impl EvalGames {
         &mut self,
         params: &SearchParams,
         mine: &[bool],
-        evaluator: &mut dyn Evaluator,
-    ) -> Vec<Option<Move>> {
+        evaluator: &mut dyn Evaluator<P>,
+    ) -> Vec<Option<P::Move>> {
         for (t, _) in self.trees.iter_mut().zip(mine).filter(|(_, &m)| m) {
             t.start(params.simulations);
         }
-        let mut refs: Vec<&mut Tree> = self
+        let mut refs: Vec<&mut Tree<P>> = self
             .trees
             .iter_mut()
             .zip(mine)
@@ -197,14 +197,14 @@ impl EvalGames {
 
     /// The raw policy's most likely move where it is to move, all positions
     /// in one evaluation.
-    fn policy_moves(&self, mine: &[bool], evaluator: &mut dyn Evaluator) -> Vec<Option<Move>> {
+    fn policy_moves(&self, mine: &[bool], evaluator: &mut dyn Evaluator<P>) -> Vec<Option<P::Move>> {
         let mut moves = vec![None; self.boards.len()];
         let at: Vec<usize> = (0..self.boards.len()).filter(|&i| mine[i]).collect();
-        let legal: Vec<MoveList> = at
+        let legal: Vec<Vec<P::Move>> = at
             .iter()
             .map(|&i| self.boards[i].position().legal_moves())
             .collect();
-        let reqs: Vec<EvalRequest<'_>> = at
+        let reqs: Vec<EvalRequest<'_, P>> = at
             .iter()
             .zip(&legal)
             .map(|(&i, m)| EvalRequest {
@@ -220,7 +220,7 @@ impl EvalGames {
     }
 
     /// Alpha-beta's moves in the games it is to move in, in parallel.
-    fn alphabeta_moves(&mut self, mine: &[bool]) -> Vec<(usize, Move)> {
+    fn alphabeta_moves(&mut self, mine: &[bool]) -> Vec<(usize, P::Move)> {
         let (boards, done) = (&self.boards, &self.done);
         self.alphabeta
             .par_iter_mut()
@@ -231,7 +231,7 @@ impl EvalGames {
     }
 
     /// Play each live game's move (its first legal move if none was found).
-    fn play(&mut self, live: &[usize], moves: &[Option<Move>]) {
+    fn play(&mut self, live: &[usize], moves: &[Option<P::Move>]) {
         for &i in live {
             let m = moves[i].unwrap_or_else(|| self.boards[i].position().legal_moves()[0]);
             self.boards[i].play_unchecked(&m);

@@ -10,7 +10,7 @@ pub mod sprt;
 pub mod tournament;
 pub mod versus;
 
-pub use alphabeta::{AlphaBeta, Limits};
+pub use alphabeta::{AlphaBeta, Baseline, Limits};
 pub use spec::{builtin_factory, split_player_list, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use sprt::{Sprt, SprtDecision};
 pub use tournament::{
@@ -19,23 +19,23 @@ pub use tournament::{
 };
 pub use versus::{parse_color, VersusGame};
 
-use crate::game::{Game, Move};
+use crate::game::{Game, GamePosition, Move, Position};
 use crate::mcts::{search, Budget, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};
 use crate::util::Rng;
 use rand::Rng as _;
 
 /// Something that chooses moves. A player is created per game with a seed,
 /// so that games are reproducible and can run in parallel.
-pub trait Player: Send {
+pub trait Player<P: GamePosition = Position>: Send {
     /// The name shown in standings and records.
     fn name(&self) -> String;
     /// Choose a move in `game`, which is not over.
-    fn choose(&mut self, game: &Game) -> Move;
+    fn choose(&mut self, game: &Game<P>) -> P::Move;
     /// Told about every move played (its own and the opponent's), after it is played.
-    fn observe(&mut self, _mv: &Move) {}
+    fn observe(&mut self, _mv: &P::Move) {}
     /// Search `game` and report the candidate moves: players that search
     /// do; None for the others, or when the game is over.
-    fn analyse(&mut self, _game: &Game) -> Option<Analysis> {
+    fn analyse(&mut self, _game: &Game<P>) -> Option<Analysis<P::Move>> {
         None
     }
     /// Search with `budget` from now on, or with the player's own default
@@ -48,8 +48,8 @@ pub trait Player: Send {
 
 /// One candidate move of an analysis.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AnalysisLine {
-    pub mv: Move,
+pub struct AnalysisLine<M = Move> {
+    pub mv: M,
     pub visits: u32,
     pub prior: f32,
     /// Mean value for the side to move (win minus loss), if visited.
@@ -58,18 +58,18 @@ pub struct AnalysisLine {
 
 /// A search's report: candidate moves, most visited first.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Analysis {
-    pub lines: Vec<AnalysisLine>,
+pub struct Analysis<M = Move> {
+    pub lines: Vec<AnalysisLine<M>>,
     /// The move the player would play.
-    pub best: Move,
+    pub best: M,
     /// Root estimate for the side to move.
     pub wdl: Wdl,
     pub simulations: u32,
 }
 
-impl From<SearchResult> for Analysis {
-    fn from(r: SearchResult) -> Analysis {
-        let mut lines: Vec<AnalysisLine> = (0..r.moves.len())
+impl<M: Copy> From<SearchResult<M>> for Analysis<M> {
+    fn from(r: SearchResult<M>) -> Analysis<M> {
+        let mut lines: Vec<AnalysisLine<M>> = (0..r.moves.len())
             .map(|i| AnalysisLine {
                 mv: r.moves[i],
                 visits: r.visits[i],
@@ -98,11 +98,11 @@ impl RandomPlayer {
     }
 }
 
-impl Player for RandomPlayer {
+impl<P: GamePosition> Player<P> for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game<P>) -> P::Move {
         let moves = game.position().legal_moves();
         moves[self.rng.random_range(0..moves.len())]
     }
@@ -110,9 +110,9 @@ impl Player for RandomPlayer {
 
 /// MCTS guided by any evaluator; by default uniform priors and
 /// random-rollout values (`mcts:` specs). The tree is kept between moves.
-pub struct MctsPlayer<E: Evaluator + Send = RolloutEvaluator> {
+pub struct MctsPlayer<E: Evaluator<P> + Send = RolloutEvaluator, P: GamePosition = Position> {
     name: String,
-    tree: Option<Tree>,
+    tree: Option<Tree<P>>,
     params: SearchParams,
     /// The settings it was made with (`set_budget(None)` returns to them).
     default: SearchParams,
@@ -120,7 +120,7 @@ pub struct MctsPlayer<E: Evaluator + Send = RolloutEvaluator> {
     rng: Rng,
 }
 
-impl MctsPlayer<RolloutEvaluator> {
+impl<P: GamePosition> MctsPlayer<RolloutEvaluator, P> {
     /// Rollout MCTS averaging `rollouts` playouts per leaf.
     pub fn new(name: String, params: SearchParams, rollouts: u32, rng: Rng) -> Self {
         let mut eval = RolloutEvaluator::new(rng.clone());
@@ -129,7 +129,7 @@ impl MctsPlayer<RolloutEvaluator> {
     }
 }
 
-impl<E: Evaluator + Send> MctsPlayer<E> {
+impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
     /// MCTS with the given evaluator (e.g. a network).
     pub fn with_evaluator(name: String, params: SearchParams, eval: E, rng: Rng) -> Self {
         MctsPlayer {
@@ -143,13 +143,13 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
     }
 }
 
-impl<E: Evaluator + Send> MctsPlayer<E> {
+impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
     /// The search settings.
     pub fn params(&self) -> &SearchParams {
         &self.params
     }
 
-    fn search(&mut self, game: &Game) -> Option<SearchResult> {
+    fn search(&mut self, game: &Game<P>) -> Option<SearchResult<P::Move>> {
         let stale = self
             .tree
             .as_ref()
@@ -168,16 +168,16 @@ impl<E: Evaluator + Send> MctsPlayer<E> {
     }
 }
 
-impl<E: Evaluator + Send> Player for MctsPlayer<E> {
+impl<P: GamePosition, E: Evaluator<P> + Send> Player<P> for MctsPlayer<E, P> {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game<P>) -> P::Move {
         self.search(game)
             .map(|r| r.best)
             .unwrap_or_else(|| game.position().legal_moves()[0])
     }
-    fn analyse(&mut self, game: &Game) -> Option<Analysis> {
+    fn analyse(&mut self, game: &Game<P>) -> Option<Analysis<P::Move>> {
         if game.outcome().is_some() {
             return None;
         }
@@ -190,7 +190,7 @@ impl<E: Evaluator + Send> Player for MctsPlayer<E> {
         }
         true
     }
-    fn observe(&mut self, mv: &Move) {
+    fn observe(&mut self, mv: &P::Move) {
         if let Some(t) = self.tree.as_mut() {
             t.advance(mv);
         }

@@ -3,7 +3,7 @@
 //! parallel, game records, standings and Elo ratings.
 
 use super::spec::PlayerFactory;
-use crate::game::{to_pdn, DrawRules, Game, Outcome, PdnHeaders, Position, Variant};
+use crate::game::{to_pdn, DrawRules, Game, GamePosition, Outcome, PdnHeaders, Position, Variant};
 use crate::util::elo::{mle_ratings, score_interval};
 use crate::util::{atomic_write, derive_seed, rng_stream};
 use rand::Rng as _;
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// How games are set up.
 #[derive(Clone, Debug)]
-pub struct MatchSettings {
+pub struct MatchSettings<P: GamePosition = Position> {
     /// Games per pairing (two per opening: one with each colour).
     pub games_per_pair: u32,
     /// Master seed: openings and players' random streams come from it.
@@ -20,25 +20,33 @@ pub struct MatchSettings {
     /// Random plies played from the start to diversify openings.
     pub opening_plies: u32,
     /// Start position (its variant gives the rules).
-    pub start: Position,
+    pub start: P,
     /// Draw limits.
     pub rules: DrawRules,
     /// Event name for the PDN headers.
     pub event: String,
     /// Opening positions (`--openings FILE`); when not empty, opening k is
     /// position k modulo their number and no random plies are played.
-    pub openings: Vec<Position>,
+    pub openings: Vec<P>,
 }
 
-impl MatchSettings {
+impl MatchSettings<Position> {
+    /// Damone's settings for a variant's start.
     pub fn new(variant: Variant) -> Self {
+        MatchSettings::from_start(Position::start(variant))
+    }
+}
+
+impl<P: GamePosition> MatchSettings<P> {
+    /// Two games per pairing, 4 random opening plies, seed 1, from `start`.
+    pub fn from_start(start: P) -> Self {
         MatchSettings {
             games_per_pair: 2,
             seed: 1,
             opening_plies: 4,
-            start: Position::start(variant),
+            start,
             rules: DrawRules::default(),
-            event: "damone match".into(),
+            event: format!("{} match", P::KIND),
             openings: Vec::new(),
         }
     }
@@ -76,7 +84,7 @@ pub fn schedule(pairs: &[(usize, usize)], s: &MatchSettings) -> Vec<GameTask> {
 
 /// The opening position of game `opening`: a few seeded random plies from
 /// the start (re-drawn if the game would end during them).
-pub fn opening_game(s: &MatchSettings, opening: usize) -> Game {
+pub fn opening_game<P: GamePosition>(s: &MatchSettings<P>, opening: usize) -> Game<P> {
     if !s.openings.is_empty() {
         return Game::new(s.openings[opening % s.openings.len()], s.rules);
     }

@@ -5,7 +5,7 @@ use super::progress_bar;
 use anyhow::Result;
 use clap::Args;
 use damone::net::DeviceChoice;
-use damone::run::{EvalRow, Event, Metrics, Phase, Run, Start};
+use damone::run::{EvalRow, Event, Metrics, Phase, Run, RunGame, Start};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -53,7 +53,13 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
     } else {
         Start::New
     };
-    let mut run = Run::open_with(a.config.as_deref(), &a.sets, start)?;
+    let game = Run::game_to_open(a.config.as_deref(), &a.sets, &start)?;
+    damone::with_game!(game, P => train::<P>(&a, start))
+}
+
+/// Open the run of game `P` and play it, drawing bars and lines.
+fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
+    let mut run = Run::<P>::open_with(a.config.as_deref(), &a.sets, start)?;
     let quiet = a.quiet;
     if !quiet {
         eprintln!("{}", start_line(&run, a.resume));
@@ -95,11 +101,12 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
 }
 
 /// The run's first line: its folder, shape, self-play, threads and device.
-fn start_line(run: &Run, resume: bool) -> String {
+fn start_line<P: RunGame>(run: &Run<P>, resume: bool) -> String {
     let c = run.config();
     format!(
-        "run '{}' in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}, device {}{}",
+        "run '{}' ({}) in {}: model {}x{}, {} games/iteration ({} at once) at {}/{} sims, {} thread{}, device {}{}",
         c.run,
+        c.game,
         run.dir().display(),
         c.model.blocks,
         c.model.channels,

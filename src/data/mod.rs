@@ -21,7 +21,8 @@
 //! Version 1 stored the policy in the order of legal-move generation; it is
 //! refused by name.
 
-use crate::game::{Color, Position, Variant};
+use crate::game::interface::variant_from_code;
+use crate::game::{Color, GamePosition, Position};
 use crate::mcts::Wdl;
 use crate::net::ENCODING_VERSION;
 use crate::util::bin::{BinError, Reader, Writer};
@@ -75,7 +76,7 @@ pub struct AuxTargets {
 impl AuxTargets {
     /// The targets for `side` of a position `plies_left` plies before the
     /// game ended in `end`.
-    pub fn at_end(end: &Position, side: Color, plies_left: u32) -> AuxTargets {
+    pub fn at_end<P: GamePosition>(end: &P, side: Color, plies_left: u32) -> AuxTargets {
         AuxTargets {
             material: end.piece_balance(side),
             plies_left: plies_left as f32 / 100.0,
@@ -83,11 +84,11 @@ impl AuxTargets {
     }
 }
 
-/// One training sample.
+/// One training sample of a game (Damone by default).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
+pub struct Sample<P: GamePosition = Position> {
     /// The position (side to move = the player the targets are for).
-    pub pos: Position,
+    pub pos: P,
     /// The position had occurred before in its game.
     pub repeated: bool,
     /// No-progress plies over the limit, in [0, 1].
@@ -121,18 +122,10 @@ pub enum ReplayError {
     Encoding(u32),
 }
 
-fn variant_code(v: Variant) -> u8 {
-    match v {
-        Variant::Standard => 0,
-        Variant::DamoneHunt => 1,
-        Variant::ThreeDamas => 2,
-    }
-}
-
 /// Append one sample (the layout in the module docs).
-pub fn write_sample(w: &mut Writer, s: &Sample) {
-    w.str16(&s.pos.to_fen());
-    w.u8(variant_code(s.pos.variant()));
+pub fn write_sample<P: GamePosition>(w: &mut Writer, s: &Sample<P>) {
+    w.str16(&s.pos.to_setup());
+    w.u8(P::variant_code(s.pos.variant()));
     w.u8(s.repeated as u8);
     w.f32(s.no_progress);
     w.u16(s.policy.len() as u16);
@@ -163,16 +156,12 @@ pub fn write_sample(w: &mut Writer, s: &Sample) {
 
 /// Read one sample written by [`write_sample`] in a format whose samples
 /// have the fields of `layout`.
-pub fn read_sample(r: &mut Reader<'_>, layout: SampleLayout) -> Result<Sample, BinError> {
+pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) -> Result<Sample<P>, BinError> {
     let with_aux = layout >= SampleLayout::Aux;
     let fen = r.str16()?;
-    let variant = match r.u8()? {
-        0 => Variant::Standard,
-        1 => Variant::DamoneHunt,
-        2 => Variant::ThreeDamas,
-        v => return Err(r.invalid(format!("unknown variant code {v}"))),
-    };
-    let pos = Position::from_fen(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
+    let code = r.u8()?;
+    let variant = variant_from_code::<P>(code).map_err(|e| r.invalid(e))?;
+    let pos = P::from_setup(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
     let repeated = r.u8()? != 0;
     let no_progress = r.f32()?;
     let m = r.u16()? as usize;
@@ -225,15 +214,25 @@ pub fn read_sample(r: &mut Reader<'_>, layout: SampleLayout) -> Result<Sample, B
 }
 
 /// A bounded window of the most recent samples.
-#[derive(Clone, Debug, Default)]
-pub struct ReplayWindow {
-    samples: VecDeque<Sample>,
+#[derive(Clone, Debug)]
+pub struct ReplayWindow<P: GamePosition = Position> {
+    samples: VecDeque<Sample<P>>,
     capacity: usize,
     /// Samples ever added.
     pub total_added: u64,
 }
 
-impl ReplayWindow {
+impl<P: GamePosition> Default for ReplayWindow<P> {
+    fn default() -> Self {
+        ReplayWindow {
+            samples: VecDeque::new(),
+            capacity: 0,
+            total_added: 0,
+        }
+    }
+}
+
+impl<P: GamePosition> ReplayWindow<P> {
     pub fn new(capacity: usize) -> Self {
         ReplayWindow {
             samples: VecDeque::new(),
@@ -251,7 +250,7 @@ impl ReplayWindow {
         self.capacity
     }
     /// Add samples, dropping the oldest beyond capacity.
-    pub fn extend(&mut self, new: impl IntoIterator<Item = Sample>) {
+    pub fn extend(&mut self, new: impl IntoIterator<Item = Sample<P>>) {
         for s in new {
             self.samples.push_back(s);
             self.total_added += 1;
@@ -261,7 +260,7 @@ impl ReplayWindow {
         }
     }
     /// A uniform random batch (with replacement).
-    pub fn batch<'a>(&'a self, n: usize, rng: &mut Rng) -> Vec<&'a Sample> {
+    pub fn batch<'a>(&'a self, n: usize, rng: &mut Rng) -> Vec<&'a Sample<P>> {
         (0..n)
             .map(|_| &self.samples[rng.random_range(0..self.samples.len())])
             .collect()
@@ -272,7 +271,7 @@ impl ReplayWindow {
     /// proportional to (1 - f) + f * surprise_i / mean surprise (KataGo's
     /// policy-surprise weighting: positions where the search disagreed
     /// with the network come up more often).
-    pub fn batches(&self, surprise_fraction: f32) -> Batches<'_> {
+    pub fn batches(&self, surprise_fraction: f32) -> Batches<'_, P> {
         let f = surprise_fraction.clamp(0.0, 1.0) as f64;
         let mean = if f > 0.0 {
             let n = self.samples.len().max(1) as f64;
@@ -309,7 +308,7 @@ impl ReplayWindow {
     }
 
     /// Read a window written by [`ReplayWindow::to_bytes`].
-    pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow, ReplayError> {
+    pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow<P>, ReplayError> {
         let mut r = Reader::new(data, "replay file");
         let version = r.header(MAGIC, &[2, 3, REPLAY_VERSION])?;
         let layout = SampleLayout::of_version(version, 3);
@@ -335,15 +334,15 @@ impl ReplayWindow {
 }
 
 /// Draws batches from a window ([`ReplayWindow::batches`]).
-pub struct Batches<'a> {
-    window: &'a ReplayWindow,
+pub struct Batches<'a, P: GamePosition = Position> {
+    window: &'a ReplayWindow<P>,
     /// Running sums of the samples' weights (empty: uniform).
     cumulative: Vec<f64>,
 }
 
-impl<'a> Batches<'a> {
+impl<'a, P: GamePosition> Batches<'a, P> {
     /// A batch of `n` samples, drawn with replacement.
-    pub fn batch(&self, n: usize, rng: &mut Rng) -> Vec<&'a Sample> {
+    pub fn batch(&self, n: usize, rng: &mut Rng) -> Vec<&'a Sample<P>> {
         let Some(&total) = self.cumulative.last() else {
             return self.window.batch(n, rng);
         };
@@ -360,6 +359,7 @@ impl<'a> Batches<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Variant;
 
     #[test]
     fn round_trip_and_errors() {
@@ -382,31 +382,31 @@ mod tests {
         }
         assert_eq!(w.len(), 2);
         let b = w.to_bytes();
-        let back = ReplayWindow::from_bytes(&b).unwrap();
+        let back = ReplayWindow::<Position>::from_bytes(&b).unwrap();
         assert_eq!(back.samples, w.samples);
         assert_eq!(back.total_added, 3);
         assert!(matches!(
-            ReplayWindow::from_bytes(&b[..b.len() - 3]),
+            ReplayWindow::<Position>::from_bytes(&b[..b.len() - 3]),
             Err(ReplayError::Bin(BinError::Truncated { .. }))
         ));
         assert!(matches!(
-            ReplayWindow::from_bytes(b"nonsense-file"),
+            ReplayWindow::<Position>::from_bytes(b"nonsense-file"),
             Err(ReplayError::Bin(BinError::BadMagic { .. }))
         ));
         let mut v1 = b.clone();
         v1[8] = 1;
-        let e = ReplayWindow::from_bytes(&v1).unwrap_err().to_string();
+        let e = ReplayWindow::<Position>::from_bytes(&v1).unwrap_err().to_string();
         assert!(e.contains("version 1") && e.contains("version 4"), "{e}");
         let mut enc = b.clone();
         enc[12] = 9;
         assert!(matches!(
-            ReplayWindow::from_bytes(&enc),
+            ReplayWindow::<Position>::from_bytes(&enc),
             Err(ReplayError::Encoding(9))
         ));
         // A crafted sample count cannot make the reader allocate or panic.
         let mut huge = b.clone();
         huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(ReplayWindow::from_bytes(&huge).is_err());
+        assert!(ReplayWindow::<Position>::from_bytes(&huge).is_err());
         // A bad auxiliary-target flag, reply flag or reply index is named:
         // `bytes` written `back` bytes before the end, over what was there.
         let corrupt = |back: usize, was: &[u8], bytes: &[u8]| {
@@ -414,7 +414,7 @@ mod tests {
             let at = c.len() - back;
             assert_eq!(&c[at..at + bytes.len()], was);
             c[at..at + bytes.len()].copy_from_slice(bytes);
-            ReplayWindow::from_bytes(&c).unwrap_err().to_string()
+            ReplayWindow::<Position>::from_bytes(&c).unwrap_err().to_string()
         };
         let e = corrupt(12, &[1], &[7]);
         assert!(e.contains("auxiliary-target flag 7"), "{e}");
@@ -483,7 +483,7 @@ mod tests {
         };
         // Version 2's sample is version 4's without the surprise, the
         // auxiliary flag and the reply flag.
-        let back = ReplayWindow::from_bytes(&old_file(2, &sample, 6)).unwrap();
+        let back = ReplayWindow::<Position>::from_bytes(&old_file(2, &sample, 6)).unwrap();
         assert_eq!(back.samples, [sample.clone()]);
         // Version 3's is version 4's without the reply flag.
         sample.surprise = 0.75;
@@ -491,7 +491,7 @@ mod tests {
             material: 0.5,
             plies_left: 0.2,
         });
-        let back = ReplayWindow::from_bytes(&old_file(3, &sample, 1)).unwrap();
+        let back = ReplayWindow::<Position>::from_bytes(&old_file(3, &sample, 1)).unwrap();
         assert_eq!(back.samples, [sample]);
     }
 }

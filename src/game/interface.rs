@@ -45,6 +45,50 @@ impl GameKind {
     }
 }
 
+impl GameKind {
+    /// The game a file's variant byte belongs to
+    /// ([`GamePosition::variant_code`]).
+    pub fn of_variant_code(code: u8) -> Option<GameKind> {
+        match code {
+            0..=2 => Some(GameKind::Damone),
+            3 => Some(GameKind::Italian),
+            _ => None,
+        }
+    }
+}
+
+/// A stored position's variant byte read by `P`'s reader: its variant, or
+/// a one-line error naming the game the byte belongs to.
+pub fn variant_from_code<P: GamePosition>(code: u8) -> Result<P::Variant, String> {
+    P::variant_of_code(code).ok_or_else(|| match GameKind::of_variant_code(code) {
+        Some(other) => format!("it holds {other} positions, and this is a {} run", P::KIND),
+        None => format!("unknown variant code {code}"),
+    })
+}
+
+/// A variant's name as files that store names write it: Damone's bare
+/// (`standard`, as before there were other games), another game's
+/// prefixed with the game (`italian:standard`).
+pub fn stored_variant_name<P: GamePosition>(variant: P::Variant) -> String {
+    match P::KIND {
+        GameKind::Damone => P::variant_name(variant).to_string(),
+        kind => format!("{kind}:{}", P::variant_name(variant)),
+    }
+}
+
+/// Read a name written by [`stored_variant_name`]; the error names the
+/// game it belongs to when that is not `P`'s.
+pub fn parse_stored_variant<P: GamePosition>(text: &str) -> Result<P::Variant, String> {
+    let (kind, name) = match text.split_once(':') {
+        Some((game, name)) => (game.parse::<GameKind>().map_err(|e| e.to_string())?, name),
+        None => (GameKind::Damone, text),
+    };
+    if kind != P::KIND {
+        return Err(format!("it holds {kind} games, and this is a {} run", P::KIND));
+    }
+    P::variant_named(name)
+}
+
 impl fmt::Display for GameKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -86,6 +130,14 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// draws the game.
     const REPETITION_DRAW: usize;
 
+    /// The byte that files (samples, games in flight, shards) write for a
+    /// variant of this game. Codes are unique across games (Damone 0-2,
+    /// Italian 3), so every stored position names its game.
+    fn variant_code(variant: Self::Variant) -> u8;
+    /// The variant a file's byte names, if it is one of this game's.
+    fn variant_of_code(code: u8) -> Option<Self::Variant>;
+    /// A variant's name, as `variant_named` reads it.
+    fn variant_name(variant: Self::Variant) -> &'static str;
     /// The variant of this name (every game has `standard`); the error is
     /// one line naming the game's variants.
     fn variant_named(name: &str) -> Result<Self::Variant, String>;

@@ -650,6 +650,24 @@ impl super::interface::GamePosition for Position {
     const KIND: super::GameKind = super::GameKind::Damone;
     const REPETITION_DRAW: usize = 3;
 
+    fn variant_code(variant: Variant) -> u8 {
+        match variant {
+            Variant::Standard => 0,
+            Variant::DamoneHunt => 1,
+            Variant::ThreeDamas => 2,
+        }
+    }
+    fn variant_of_code(code: u8) -> Option<Variant> {
+        match code {
+            0 => Some(Variant::Standard),
+            1 => Some(Variant::DamoneHunt),
+            2 => Some(Variant::ThreeDamas),
+            _ => None,
+        }
+    }
+    fn variant_name(variant: Variant) -> &'static str {
+        variant.name()
+    }
     fn variant_named(name: &str) -> Result<Variant, String> {
         name.parse().map_err(|e: super::UnknownVariant| e.to_string())
     }

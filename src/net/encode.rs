@@ -1,5 +1,6 @@
 //! Position -> input planes and move <-> policy index, in the mover's
-//! perspective (the board is turned 180 degrees when Black is to move).
+//! perspective (the board is turned 180 degrees when Black is to move), for
+//! the games on the 32 dark squares ([`Board32`]: Damone, Italian draughts).
 //!
 //! ## Input planes (`Inputs::planes()` x 8 x 8, plane-major, row = board rank)
 //!
@@ -9,8 +10,8 @@
 //!
 //! | plane | content |
 //! | --- | --- |
-//! | 0, 1, 2 | the mover's Pedine, Damas, Damones |
-//! | 3, 4, 5 | the opponent's Pedine, Damas, Damones |
+//! | 0, 1, 2 | the mover's pieces by kind: Damone's Pedine, Damas, Damones; Italian men, kings (plane 2 empty) |
+//! | 3, 4, 5 | the opponent's, the same |
 //! | 6 | all ones if the position has occurred before (repetition) |
 //! | 7 | no-progress plies / no-progress limit, on every square |
 //! | 8 | ones on the 32 playing squares |
@@ -18,7 +19,7 @@
 //! | 10 | the opponent's pieces that a legal capture of the mover takes |
 //! | 11 | the opponent's pieces that could capture, were it the opponent's turn |
 //! | 12 | the mover's pieces under threat: taken by such a capture |
-//! | 13, 14, 15 | the mover's Pedine, Damas, Damones counted, / 8 (a side's pieces at the start), on every square |
+//! | 13, 14, 15 | the mover's pieces of each kind counted, over a side's pieces at the start (8 in Damone, 12 in Italian), on every square |
 //! | 16, 17, 18 | the opponent's, the same |
 //!
 //! ## Policy encoding (`POLICY_SIZE` = 4 x 32 x 32 logits)
@@ -33,7 +34,7 @@
 //! slot 0 is nearly always used; five or more such moves would share slot 3.
 
 use crate::game::types::squares;
-use crate::game::{Bitboard, Color, Game, Move, Position, Rank, Square};
+use crate::game::{italian, Bitboard, Color, Game, GamePosition, Position, Rank, Square};
 use serde::{Deserialize, Serialize};
 
 /// Version of the input planes and the policy index: stored in training
@@ -86,6 +87,60 @@ pub const SLOTS: usize = 4;
 /// Size of the policy head.
 pub const POLICY_SIZE: usize = SLOTS * 32 * 32;
 
+/// What the encoding needs of a game played on the 32 dark squares of an
+/// 8x8 board with diagonal moves (Damone and Italian draughts): its
+/// pieces by kind, its moves as start, end and captured set. A game on
+/// all 64 squares (Dameo) brings its own observation and policy index.
+pub trait Board32: GamePosition {
+    /// A side's pieces at the start: the material planes and the material
+    /// target count pieces in these units.
+    const PIECES_PER_SIDE: f32;
+    /// True when the reflection in the h1-a8 diagonal maps every legal
+    /// move to a legal move (Damone); training then augments with it.
+    /// Italian men move forward only, which the reflection turns back.
+    const REFLECTION_SYMMETRIC: bool;
+    /// `c`'s pieces by kind, lowest first, at most three (Damone: Pedine,
+    /// Damas, Damones; Italian: men, kings and an empty board).
+    fn kind_boards(&self, c: Color) -> [Bitboard; 3];
+    /// The same pieces with `c` to move (the threat planes ask what the
+    /// opponent could take).
+    fn with_side_to_move(&self, c: Color) -> Self;
+    /// A move's start square, end square and captured set.
+    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard);
+}
+
+impl Board32 for Position {
+    const PIECES_PER_SIDE: f32 = 8.0;
+    const REFLECTION_SYMMETRIC: bool = true;
+    fn kind_boards(&self, c: Color) -> [Bitboard; 3] {
+        Rank::ALL.map(|r| self.pieces(c, r))
+    }
+    fn with_side_to_move(&self, c: Color) -> Self {
+        let mut p = *self;
+        p.set_side(c);
+        p
+    }
+    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard) {
+        (m.from(), m.to(), m.captured())
+    }
+}
+
+impl Board32 for italian::Position {
+    const PIECES_PER_SIDE: f32 = 12.0;
+    const REFLECTION_SYMMETRIC: bool = false;
+    fn kind_boards(&self, c: Color) -> [Bitboard; 3] {
+        [self.men(c), self.kings(c), 0]
+    }
+    fn with_side_to_move(&self, c: Color) -> Self {
+        let mut p = *self;
+        p.set_side(c);
+        p
+    }
+    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard) {
+        (m.from(), m.to(), m.captured())
+    }
+}
+
 /// A compact, perspective-oriented description of a position: everything the
 /// network sees. Cheap to store in the replay window.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,16 +156,20 @@ pub struct Observation {
     /// opponent to move (planes 9-12). Found only for the draughts inputs
     /// (move generation for both sides); empty for the basic ones.
     pub captures: [Bitboard; 4],
+    /// A side's pieces at the start ([`Board32::PIECES_PER_SIDE`]): the
+    /// material planes count in these units.
+    pub pieces_per_side: f32,
 }
 
 /// The pieces of the side to move that start a legal capture, and the
 /// pieces such captures take (both empty when it has none).
-fn capture_boards(pos: &Position) -> (Bitboard, Bitboard) {
+fn capture_boards<P: Board32>(pos: &P) -> (Bitboard, Bitboard) {
     if !pos.has_capture() {
         return (0, 0);
     }
     pos.legal_moves().iter().fold((0, 0), |(from, taken), m| {
-        (from | m.from().bb(), taken | m.captured())
+        let (start, _, captured) = P::move_squares(m);
+        (from | start.bb(), taken | captured)
     })
 }
 
@@ -135,7 +194,7 @@ pub fn reflect_bb(b: Bitboard) -> Bitboard {
 
 impl Observation {
     /// Observe the current position of a game for the input set `inputs`.
-    pub fn of_game(game: &Game, inputs: Inputs) -> Observation {
+    pub fn of_game<P: Board32>(game: &Game<P>, inputs: Inputs) -> Observation {
         let limit = game.rules().no_progress_plies.max(1) as f32;
         Observation::new(
             game.position(),
@@ -147,20 +206,23 @@ impl Observation {
 
     /// Observe a position with given repetition flag and no-progress
     /// fraction for the input set `inputs`.
-    pub fn new(pos: &Position, repeated: bool, no_progress: f32, inputs: Inputs) -> Observation {
+    pub fn new<P: Board32>(pos: &P, repeated: bool, no_progress: f32, inputs: Inputs) -> Observation {
         let me = pos.side_to_move();
         let them = me.opposite();
         let mut boards = [0; 6];
-        for (i, r) in Rank::ALL.iter().enumerate() {
-            boards[i] = orient_bb(pos.pieces(me, *r), me);
-            boards[3 + i] = orient_bb(pos.pieces(them, *r), me);
+        for (i, (mine, theirs)) in pos
+            .kind_boards(me)
+            .into_iter()
+            .zip(pos.kind_boards(them))
+            .enumerate()
+        {
+            boards[i] = orient_bb(mine, me);
+            boards[3 + i] = orient_bb(theirs, me);
         }
         let mut captures = [0; 4];
         if inputs == Inputs::Draughts {
             let (mine_capture, theirs_taken) = capture_boards(pos);
-            let mut turned = *pos;
-            turned.set_side(them);
-            let (theirs_capture, mine_taken) = capture_boards(&turned);
+            let (theirs_capture, mine_taken) = capture_boards(&pos.with_side_to_move(them));
             captures = [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_bb(b, me));
         }
         Observation {
@@ -168,6 +230,7 @@ impl Observation {
             repeated,
             no_progress: no_progress.clamp(0.0, 1.0),
             captures,
+            pieces_per_side: P::PIECES_PER_SIDE,
         }
     }
 
@@ -207,7 +270,7 @@ impl Observation {
             }
         }
         for (p, &b) in self.boards.iter().enumerate() {
-            out[(13 + p) * 64..(14 + p) * 64].fill(b.count_ones() as f32 / 8.0);
+            out[(13 + p) * 64..(14 + p) * 64].fill(b.count_ones() as f32 / self.pieces_per_side);
         }
     }
 }
@@ -230,19 +293,20 @@ const fn cell(s: Square) -> usize {
 }
 
 /// Policy index of each legal move of `pos` (same order as `moves`).
-pub fn policy_indices(pos: &Position, moves: &[Move]) -> Vec<u16> {
+pub fn policy_indices<P: Board32>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
     let me = pos.side_to_move();
-    let base: Vec<usize> = moves
+    let squares: Vec<(Square, Square, Bitboard)> = moves.iter().map(P::move_squares).collect();
+    let base: Vec<usize> = squares
         .iter()
-        .map(|m| orient(m.from(), me).index() * 32 + orient(m.to(), me).index())
+        .map(|&(from, to, _)| orient(from, me).index() * 32 + orient(to, me).index())
         .collect();
     let mut out = Vec::with_capacity(moves.len());
-    for (i, m) in moves.iter().enumerate() {
-        let key = orient_bb(m.captured(), me);
-        let slot = moves
+    for (i, &(_, _, captured)) in squares.iter().enumerate() {
+        let key = orient_bb(captured, me);
+        let slot = squares
             .iter()
             .enumerate()
-            .filter(|&(j, o)| j != i && base[j] == base[i] && orient_bb(o.captured(), me) < key)
+            .filter(|&(j, o)| j != i && base[j] == base[i] && orient_bb(o.2, me) < key)
             .count();
         out.push((slot.min(SLOTS - 1) * 1024 + base[i]) as u16);
     }
@@ -261,7 +325,7 @@ pub fn reflect_index(idx: u16) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{DrawRules, Variant};
+    use crate::game::{DrawRules, Move, Variant};
 
     /// A piece on dark square `i` lights cell `DARK_CELLS[i]` of the
     /// planes, the cell the bilinear policy head reads for square `i`.
@@ -274,6 +338,7 @@ mod tests {
                 repeated: false,
                 no_progress: 0.0,
                 captures: [0; 4],
+                pieces_per_side: 8.0,
             };
             let mut planes = vec![0.0; Inputs::Basic.planes() * 64];
             obs.write_planes(Inputs::Basic, &mut planes);

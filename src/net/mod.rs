@@ -11,7 +11,7 @@ pub mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
-    policy_indices, reflect_index, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
+    policy_indices, reflect_index, Board32, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
 pub use inference::{ConvAlgorithm, FastNet, SearchOutputs};
 pub use model::{ModelConfig, Net, PolicyHeadKind, AUX_OUTPUTS};
@@ -220,8 +220,8 @@ fn softmax_in_place(x: &mut [f32]) {
     }
 }
 
-impl Evaluator for NetEvaluator {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl<P: Board32> Evaluator<P> for NetEvaluator {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
         let t = Instant::now();
         let mut out = Vec::with_capacity(batch.len());
         let inputs = self.forward.inputs();

@@ -2,7 +2,7 @@
 //! every value validated with a message naming the key; `key=value`
 //! overrides; the default config is embedded in the library.
 
-use crate::game::{DrawRules, Variant};
+use crate::game::{DrawRules, GameKind, Variant};
 use crate::mcts::SearchParams;
 use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
@@ -99,7 +99,9 @@ pub struct RunConfig {
     pub iterations: u32,
     /// Stop after this much wall time in minutes (0 = no limit).
     pub time_limit_minutes: f64,
-    /// Rules variant: standard, damone-hunt or three-damas.
+    /// The game: damone or italian (Italian draughts).
+    pub game: GameKind,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     pub variant: Variant,
     /// Folder holding runs.
     pub checkpoint_dir: String,
@@ -125,6 +127,7 @@ impl Default for RunConfig {
             device: DeviceChoice::Auto,
             iterations: 0,
             time_limit_minutes: 60.0,
+            game: GameKind::Damone,
             variant: Variant::Standard,
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
@@ -234,6 +237,12 @@ impl RunConfig {
         }
         if self.keep_last == 0 {
             return Err("keep_last must be at least 1".into());
+        }
+        if self.game != GameKind::Damone && self.variant != Variant::Standard {
+            return Err(format!(
+                "variant = \"{}\" is a Damone variant; {} has only \"standard\"",
+                self.variant, self.game
+            ));
         }
         self.rules.validate()?;
         self.model.validate()?;

@@ -47,7 +47,7 @@ pub(super) fn round(x: f64, digits: i32) -> f64 {
     (x * 10f64.powi(digits)).round() / 10f64.powi(digits)
 }
 
-impl Run {
+impl<P: super::RunGame> Run<P> {
     /// Play iteration `state.iteration + 1` on the run's pool.
     pub(super) fn iteration_body(
         &mut self,
@@ -227,7 +227,7 @@ impl LiveView {
         }
     }
 
-    fn show(&self, g: &crate::game::Game) {
+    fn show<P: crate::game::GamePosition>(&self, g: &crate::game::Game<P>) {
         if self.last.get().is_some_and(|t| t.elapsed().as_millis() < 500) {
             return;
         }
@@ -235,8 +235,9 @@ impl LiveView {
         let live = serde_json::json!({
             "iteration": self.iteration,
             "ply": g.ply(),
-            "variant": g.position().variant().name(),
-            "fen": g.position().to_fen(),
+            "game": P::KIND.name(),
+            "variant": P::variant_name(g.position().variant()),
+            "fen": g.position().to_setup(),
         });
         let _ = atomic_write(&self.path, live.to_string().as_bytes());
     }
@@ -245,8 +246,8 @@ impl LiveView {
 impl Metrics {
     /// The row of the iteration `run` has just played (its state updated),
     /// from its phases' stats.
-    pub(super) fn from_phases(
-        run: &Run,
+    pub(super) fn from_phases<P: super::RunGame>(
+        run: &Run<P>,
         sp: &SelfPlayPhase,
         learn: &LearnPhase,
         eval: &EvalPhase,

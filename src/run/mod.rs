@@ -38,9 +38,11 @@ pub use config::{ConfigError, DistConfig, EvalConfig, RunConfig, DEFAULT_CONFIG}
 pub use metrics::{read_rows, write_rows, EvalGameRow, EvalRow, LogError, Metrics};
 
 use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
+use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{ReplayError, ReplayWindow};
-use crate::game::Position;
+use crate::game::{GameKind, Position};
+use crate::net::Board32;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
@@ -211,19 +213,30 @@ pub enum RunError {
     Weights(String),
     #[error("device: {0}")]
     Device(#[from] DeviceError),
+    #[error("{dir} is a run of {found}, not of {expected}")]
+    WrongGame {
+        dir: PathBuf,
+        found: GameKind,
+        expected: GameKind,
+    },
 }
+
+/// A game a run can train: the network's encoding ([`Board32`]) and the
+/// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games.
+pub trait RunGame: Board32 + Baseline {}
+impl<P: Board32 + Baseline> RunGame for P {}
 
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
 
-/// A training run (see the module docs).
-pub struct Run {
+/// A training run of a game (see the module docs; Damone by default).
+pub struct Run<P: RunGame = Position> {
     cfg: RunConfig,
     dir: RunDir,
-    start: Position,
+    start: P,
     trainer: Trainer,
-    window: ReplayWindow,
-    selfplay: SelfPlay,
+    window: ReplayWindow<P>,
+    selfplay: SelfPlay<P>,
     state: CheckpointState,
     metrics: Vec<Metrics>,
     evals: Vec<EvalRow>,
@@ -234,11 +247,51 @@ pub struct Run {
     resumed: bool,
 }
 
-impl Run {
+impl Run<Position> {
+    /// The game of the run that [`Run::open_with`] would open: the
+    /// config's, or on resume the checkpoint's (so that the caller can
+    /// open it with the game's type, e.g. with `with_game!`).
+    pub fn game_to_open(config: Option<&Path>, sets: &[String], start: &Start) -> Result<GameKind, RunError> {
+        let cfg = RunConfig::load(config, &locating_sets(sets, start))?;
+        if let Start::Resume { from_intact, sets } = start {
+            let dir = RunDir::new(cfg.run_dir());
+            if dir.checkpoints().is_empty() {
+                return Err(RunError::NothingToResume(dir.root.clone()));
+            }
+            check_resumable(sets, "when a run is resumed")?;
+            return Ok(checkpoint_to_resume(&dir, *from_intact)?.config.game);
+        }
+        Ok(cfg.game)
+    }
+}
+
+/// The `--set`s that choose the run folder: all of them for a new run;
+/// on resume only `run` and `checkpoint_dir` (the run's own config holds
+/// the rest).
+fn locating_sets(sets: &[String], start: &Start) -> Vec<String> {
+    match start {
+        Start::Resume { .. } => sets
+            .iter()
+            .filter(|s| s.starts_with("checkpoint_dir=") || s.starts_with("run="))
+            .cloned()
+            .collect(),
+        _ => sets.to_vec(),
+    }
+}
+
+impl<P: RunGame> Run<P> {
     /// Open the run folder `cfg.run_dir()` as `start` says; nothing is
-    /// played yet.
-    pub fn open(cfg: RunConfig, start: Start) -> Result<Run, RunError> {
+    /// played yet. The run's game must be `P`'s.
+    pub fn open(cfg: RunConfig, start: Start) -> Result<Run<P>, RunError> {
         let dir = RunDir::new(cfg.run_dir());
+        let wrong_game = |found: GameKind| RunError::WrongGame {
+            dir: dir.root.clone(),
+            found,
+            expected: P::KIND,
+        };
+        if !matches!(start, Start::Resume { .. }) && cfg.game != P::KIND {
+            return Err(wrong_game(cfg.game));
+        }
         // The device is opened before the folder is touched: a device that
         // cannot be had leaves the folder as it was.
         let early = match start {
@@ -246,6 +299,9 @@ impl Run {
             _ => Some(ComputeDevice::select(cfg.device)?),
         };
         let resume = prepare_folder(&dir, &start)?;
+        if let Some((ck, _)) = resume.as_ref().filter(|(ck, _)| ck.config.game != P::KIND) {
+            return Err(wrong_game(ck.config.game));
+        }
         let (cfg, compute) = match &resume {
             Some((ck, sets)) => {
                 let resumed = resumed_config(&cfg, ck, sets)?;
@@ -269,11 +325,13 @@ impl Run {
     }
 
     /// A run at iteration 0 in `dir` (which exists).
-    fn fresh(cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run, RunError> {
+    fn fresh(cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run<P>, RunError> {
         let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
             .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e)))?;
-        let start = Position::start(cfg.variant);
+        let variant =
+            P::variant_named(cfg.variant.name()).map_err(|e| ConfigError::Invalid("(run)".into(), e))?;
+        let start = P::start(variant);
         let device = compute.burn().clone();
         device.seed(cfg.seed);
         Ok(Run {
@@ -333,21 +391,13 @@ impl Run {
     /// `sets`. On resume the file and `sets` only locate the run folder
     /// (`run`, `checkpoint_dir`); the run's own config is used, with the
     /// `sets` changes [`RESUME_KEYS`] allow.
-    pub fn open_with(config: Option<&Path>, sets: &[String], start: Start) -> Result<Run, RunError> {
-        let locate: Vec<String> = match start {
-            Start::Resume { .. } => sets
-                .iter()
-                .filter(|s| s.starts_with("checkpoint_dir=") || s.starts_with("run="))
-                .cloned()
-                .collect(),
-            _ => sets.to_vec(),
-        };
-        let cfg = RunConfig::load(config, &locate)?;
+    pub fn open_with(config: Option<&Path>, sets: &[String], start: Start) -> Result<Run<P>, RunError> {
+        let cfg = RunConfig::load(config, &locating_sets(sets, &start))?;
         Run::open(cfg, start)
     }
 
     /// Open the run and play it to its limits.
-    pub fn start(cfg: RunConfig, start: Start, observer: &mut Observer<'_>) -> Result<Run, RunError> {
+    pub fn start(cfg: RunConfig, start: Start, observer: &mut Observer<'_>) -> Result<Run<P>, RunError> {
         let mut run = Run::open(cfg, start)?;
         run.run(observer)?;
         Ok(run)
@@ -426,8 +476,7 @@ impl Run {
     /// The evaluation games of iteration `k` against every baseline depth.
     fn evaluate(&self, k: u32, observer: &mut Observer<'_>) -> Vec<EvalResult> {
         let cfg = &self.cfg;
-        let mut settings = MatchSettings::new(cfg.variant);
-        settings.start = self.start;
+        let mut settings = MatchSettings::from_start(self.start);
         settings.rules = cfg.rules;
         settings.seed = derive_seed(cfg.seed, "evaluation", 0);
         settings.opening_plies = cfg.eval.opening_plies;

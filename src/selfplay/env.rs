@@ -2,26 +2,26 @@
 //! interface (observations, action masks, `step`), with seeded random
 //! opening plies at every reset.
 
-use crate::game::{DrawRules, EndReason, Game, Move, MoveList, Outcome, Position};
+use crate::game::{DrawRules, EndReason, Game, GamePosition, Outcome, Position};
 use crate::util::{rng_stream, Rng};
 use rand::Rng as _;
 
 /// Turns games into network inputs and moves into action indices; supplied
 /// by the caller so that this module does not depend on the network.
-pub trait Encoder {
+pub trait Encoder<P: GamePosition = Position> {
     /// Floats per observation.
     fn observation_len(&self) -> usize;
     /// Size of the action space.
     fn action_space(&self) -> usize;
     /// Write the observation of `game` into `out`.
-    fn encode(&self, game: &Game, out: &mut [f32]);
+    fn encode(&self, game: &Game<P>, out: &mut [f32]);
     /// Action index of each legal move.
-    fn action_indices(&self, pos: &Position, moves: &[Move]) -> Vec<usize>;
+    fn action_indices(&self, pos: &P, moves: &[P::Move]) -> Vec<usize>;
 }
 
 /// What one `step` returns.
-#[derive(Clone, Debug, Default)]
-pub struct StepResult {
+#[derive(Clone, Debug)]
+pub struct StepResult<P: GamePosition = Position> {
     /// Reward for the player who just moved: 1 win, -1 loss, 0 otherwise.
     pub rewards: Vec<f32>,
     /// The game ended with this step (and was reset).
@@ -29,7 +29,7 @@ pub struct StepResult {
     /// The outcome of each game that ended.
     pub outcomes: Vec<Option<Outcome>>,
     /// The finished games (before reset), for records.
-    pub finished: Vec<Option<Game>>,
+    pub finished: Vec<Option<Game<P>>>,
 }
 
 /// Errors from [`VecEnv::step`].
@@ -43,20 +43,20 @@ pub enum EnvError {
 
 /// N games stepped together, each with its own seeded RNG (for the random
 /// opening plies played at every reset).
-pub struct VecEnv {
-    games: Vec<Game>,
-    moves: Vec<MoveList>,
+pub struct VecEnv<P: GamePosition = Position> {
+    games: Vec<Game<P>>,
+    moves: Vec<Vec<P::Move>>,
     rngs: Vec<Rng>,
-    start: Position,
+    start: P,
     rules: DrawRules,
     opening_plies: u32,
     /// Games started so far (including the current ones).
     pub episodes: u64,
 }
 
-impl VecEnv {
+impl<P: GamePosition> VecEnv<P> {
     /// `n` games from `start`, each opened with `opening_plies` random plies.
-    pub fn new(n: usize, start: Position, rules: DrawRules, opening_plies: u32, seed: u64) -> VecEnv {
+    pub fn new(n: usize, start: P, rules: DrawRules, opening_plies: u32, seed: u64) -> VecEnv<P> {
         let mut env = VecEnv {
             games: Vec::with_capacity(n),
             moves: Vec::with_capacity(n),
@@ -74,7 +74,7 @@ impl VecEnv {
         env
     }
 
-    fn fresh(&mut self, i: usize) -> Game {
+    fn fresh(&mut self, i: usize) -> Game<P> {
         self.episodes += 1;
         for _ in 0..100 {
             let mut g = Game::new(self.start, self.rules);
@@ -101,14 +101,14 @@ impl VecEnv {
     }
 
     /// Replace game `i` (e.g. a game in flight restored from a checkpoint).
-    pub fn set_game(&mut self, i: usize, game: Game) {
+    pub fn set_game(&mut self, i: usize, game: Game<P>) {
         self.moves[i] = game.position().legal_moves();
         self.games[i] = game;
     }
 
     /// Play a (legal) move in game `i`. If that ends the game, a fresh game
     /// takes its place and the outcome and the finished game are returned.
-    pub fn step_game(&mut self, i: usize, m: &Move) -> Option<(Outcome, Game)> {
+    pub fn step_game(&mut self, i: usize, m: &P::Move) -> Option<(Outcome, Game<P>)> {
         self.games[i].play_unchecked(m);
         let ms = self.games[i].position().legal_moves();
         match self.games[i].outcome_with(&ms) {
@@ -132,16 +132,16 @@ impl VecEnv {
         self.games.is_empty()
     }
     /// The games.
-    pub fn games(&self) -> &[Game] {
+    pub fn games(&self) -> &[Game<P>] {
         &self.games
     }
     /// Legal moves of game `i`.
-    pub fn legal_moves(&self, i: usize) -> &[Move] {
+    pub fn legal_moves(&self, i: usize) -> &[P::Move] {
         &self.moves[i]
     }
 
     /// Observations of all games, `len() * enc.observation_len()` floats.
-    pub fn observations(&self, enc: &dyn Encoder) -> Vec<f32> {
+    pub fn observations(&self, enc: &dyn Encoder<P>) -> Vec<f32> {
         let k = enc.observation_len();
         let mut out = vec![0.0; self.games.len() * k];
         for (g, chunk) in self.games.iter().zip(out.chunks_mut(k)) {
@@ -151,7 +151,7 @@ impl VecEnv {
     }
 
     /// Legal-action masks of all games, `len() * enc.action_space()` flags.
-    pub fn action_masks(&self, enc: &dyn Encoder) -> Vec<bool> {
+    pub fn action_masks(&self, enc: &dyn Encoder<P>) -> Vec<bool> {
         let a = enc.action_space();
         let mut out = vec![false; self.games.len() * a];
         for (i, g) in self.games.iter().enumerate() {
@@ -163,7 +163,7 @@ impl VecEnv {
     }
 
     /// Step every game by an action index (see [`Encoder::action_indices`]).
-    pub fn step(&mut self, enc: &dyn Encoder, actions: &[usize]) -> Result<StepResult, EnvError> {
+    pub fn step(&mut self, enc: &dyn Encoder<P>, actions: &[usize]) -> Result<StepResult<P>, EnvError> {
         if actions.len() != self.games.len() {
             return Err(EnvError::BatchSize {
                 expected: self.games.len(),
@@ -183,13 +183,13 @@ impl VecEnv {
     }
 
     /// Step every game by a move (assumed legal); finished games are reset.
-    pub fn step_moves(&mut self, moves: &[Move]) -> StepResult {
-        let some: Vec<Option<Move>> = moves.iter().copied().map(Some).collect();
+    pub fn step_moves(&mut self, moves: &[P::Move]) -> StepResult<P> {
+        let some: Vec<Option<P::Move>> = moves.iter().copied().map(Some).collect();
         self.step_some(&some)
     }
 
     /// Step the games that are given a move; the others stay as they are.
-    pub fn step_some(&mut self, moves: &[Option<Move>]) -> StepResult {
+    pub fn step_some(&mut self, moves: &[Option<P::Move>]) -> StepResult<P> {
         let n = self.games.len();
         let mut r = StepResult {
             rewards: vec![0.0; n],
@@ -215,7 +215,7 @@ impl VecEnv {
     }
 
     /// End game `i` by resignation of the side to move.
-    pub fn resign(&mut self, i: usize) -> (Outcome, Game) {
+    pub fn resign(&mut self, i: usize) -> (Outcome, Game<P>) {
         let side = self.games[i].position().side_to_move();
         let o = Outcome {
             winner: Some(side.opposite()),

@@ -7,7 +7,9 @@
 
 use super::{Pending, SelfPlay};
 use crate::data::{read_sample, write_sample, SampleLayout};
-use crate::game::{Color, DrawRules, Game, MoveList, Position, Variant};
+use crate::game::interface::{parse_stored_variant, stored_variant_name};
+use crate::game::{Color, DrawRules, Game, GamePosition};
+use crate::net::Board32;
 use crate::util::bin::{BinError, Reader, Writer};
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
@@ -17,7 +19,7 @@ const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// version 2's samples have no reply field. Both are still read.
 pub const INFLIGHT_VERSION: u32 = 3;
 
-impl SelfPlay {
+impl<P: Board32> SelfPlay<P> {
     /// The games in flight as bytes (for checkpoints): per game its start
     /// position, rules and moves, its pending samples and resignation state.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -105,9 +107,9 @@ impl SelfPlay {
 
 /// Append a game: its start (variant name and FEN), its draw rules, and
 /// each move as its index among the legal moves.
-fn write_game(w: &mut Writer, g: &Game) {
-    w.str16(g.start().variant().name());
-    w.str16(&g.start().to_fen());
+fn write_game<P: GamePosition>(w: &mut Writer, g: &Game<P>) {
+    w.str16(&stored_variant_name::<P>(g.start().variant()));
+    w.str16(&g.start().to_setup());
     w.u32(g.rules().no_progress_plies);
     w.u32(g.rules().max_plies);
     w.u32(g.moves().len() as u32);
@@ -121,17 +123,17 @@ fn write_game(w: &mut Writer, g: &Game) {
 }
 
 /// Read a game written by [`write_game`], checking every move.
-fn read_game(r: &mut Reader<'_>) -> Result<Game, BinError> {
-    let variant: Variant = r.str16()?.parse().map_err(|e| r.invalid(format!("{e}")))?;
+fn read_game<P: GamePosition>(r: &mut Reader<'_>) -> Result<Game<P>, BinError> {
+    let variant = parse_stored_variant::<P>(r.str16()?).map_err(|e| r.invalid(e))?;
     let fen = r.str16()?;
-    let start = Position::from_fen(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
+    let start = P::from_setup(fen, variant).map_err(|e| r.invalid(format!("bad FEN '{fen}': {e}")))?;
     let rules = DrawRules {
         no_progress_plies: r.u32()?,
         max_plies: r.u32()?,
     };
     let n = r.u32()?;
     let mut g = Game::new(start, rules);
-    let mut legal = MoveList::new();
+    let mut legal = Vec::new();
     for _ in 0..n {
         g.position().legal_moves_into(&mut legal);
         if g.outcome_with(&legal).is_some() {
@@ -150,6 +152,7 @@ fn read_game(r: &mut Reader<'_>) -> Result<Game, BinError> {
 mod tests {
     use super::*;
     use crate::data::{AuxTargets, Sample};
+    use crate::game::{Position, Variant};
     use crate::mcts::Wdl;
     use crate::selfplay::SelfPlayConfig;
 

@@ -26,6 +26,7 @@ use crate::mcts::{
     evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
 };
 use crate::net::policy_indices;
+use crate::net::Board32;
 
 mod env;
 mod inflight;
@@ -203,14 +204,14 @@ impl SelfPlayStats {
 }
 
 /// One game of self-play and its search.
-struct Slot {
-    tree: Option<Tree>,
+struct Slot<P: Board32> {
+    tree: Option<Tree<P>>,
     /// A search is under way.
     searching: bool,
     /// The search under way is a full one (its position becomes a sample).
     full: bool,
     /// Samples of this game, waiting for its outcome.
-    pending: Vec<Pending>,
+    pending: Vec<Pending<P>>,
     may_resign: bool,
     would_resign: Option<Color>,
     rng: Rng,
@@ -218,8 +219,8 @@ struct Slot {
 
 /// A sample waiting for its game's end (its targets are for its
 /// position's side to move).
-struct Pending {
-    sample: Sample,
+struct Pending<P: Board32> {
+    sample: Sample<P>,
     /// The game's ply at its position (unknown for samples restored from a
     /// version 1 games-in-flight file: they get no auxiliary targets).
     ply: Option<u32>,
@@ -227,20 +228,20 @@ struct Pending {
 
 /// The self-play driver: `parallel_games` games, each with its own tree,
 /// kept across iterations (see the module docs).
-pub struct SelfPlay {
-    env: VecEnv,
-    slots: Vec<Slot>,
+pub struct SelfPlay<P: Board32 = Position> {
+    env: VecEnv<P>,
+    slots: Vec<Slot<P>>,
     /// Finished games and their outcomes, kept when asked for
     /// ([`SelfPlay::keep_finished_games`]).
-    finished: Option<Vec<(Game, Outcome)>>,
+    finished: Option<Vec<(Game<P>, Outcome)>>,
     /// The evaluation cache (`selfplay.eval_cache`), emptied each iteration.
-    cache: Option<EvalCache>,
+    cache: Option<EvalCache<P>>,
 }
 
 /// For each ply `p` of `game`, the opponent's reply to the move played
 /// there: the network policy index of the move played at ply `p + 1`, in
 /// the position it was played in (`None` for the last move).
-pub fn reply_indices(game: &Game) -> Vec<Option<u16>> {
+pub fn reply_indices<P: Board32>(game: &Game<P>) -> Vec<Option<u16>> {
     let moves = game.moves();
     let mut out = vec![None; moves.len()];
     let mut pos = *game.start();
@@ -258,18 +259,18 @@ pub fn reply_indices(game: &Game) -> Vec<Option<u16>> {
 
 /// Where an iteration's results go as moves are played: its counters, its
 /// finished samples, and the caller's two callbacks.
-struct Sink<'a> {
+struct Sink<'a, P: Board32> {
     stats: SelfPlayStats,
-    out: Vec<Sample>,
+    out: Vec<Sample<P>>,
     on_game: &'a mut dyn FnMut(&SelfPlayStats),
-    on_live: &'a mut dyn FnMut(&Game),
+    on_live: &'a mut dyn FnMut(&Game<P>),
 }
 
-impl SelfPlay {
+impl<P: Board32> SelfPlay<P> {
     /// `parallel_games` games from `start` under `rules`, each opened with
     /// `cfg.opening_plies` random plies. (More games than an iteration's
     /// quota is fine: the games still running carry on.)
-    pub fn new(cfg: &SelfPlayConfig, start: Position, rules: DrawRules, seed: u64) -> SelfPlay {
+    pub fn new(cfg: &SelfPlayConfig, start: P, rules: DrawRules, seed: u64) -> SelfPlay<P> {
         let n = cfg.parallel_games.max(1) as usize;
         let env = VecEnv::new(n, start, rules, cfg.opening_plies, seed);
         let slots = (0..n)
@@ -302,7 +303,7 @@ impl SelfPlay {
 
     /// The games finished since the last call, with their outcomes (empty
     /// unless [`SelfPlay::keep_finished_games`] was called).
-    pub fn take_finished_games(&mut self) -> Vec<(Game, Outcome)> {
+    pub fn take_finished_games(&mut self) -> Vec<(Game<P>, Outcome)> {
         self.finished.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
@@ -314,7 +315,7 @@ impl SelfPlay {
         self.slots.is_empty()
     }
     /// The games being played.
-    pub fn games(&self) -> &[Game] {
+    pub fn games(&self) -> &[Game<P>] {
         self.env.games()
     }
 
@@ -327,11 +328,11 @@ impl SelfPlay {
         &mut self,
         search: &SearchParams,
         cfg: &SelfPlayConfig,
-        evaluator: &mut dyn Evaluator,
+        evaluator: &mut dyn Evaluator<P>,
         seed: u64,
         on_game: &mut dyn FnMut(&SelfPlayStats),
-        on_live: &mut dyn FnMut(&Game),
-    ) -> (Vec<Sample>, SelfPlayStats) {
+        on_live: &mut dyn FnMut(&Game<P>),
+    ) -> (Vec<Sample<P>>, SelfPlayStats) {
         self.env.reseed(rng_stream(seed, "selfplay-openings", 0).random());
         for (i, s) in self.slots.iter_mut().enumerate() {
             s.rng = rng_stream(seed, "selfplay-slot", i as u64);
@@ -393,8 +394,8 @@ impl SelfPlay {
 
     /// Gather leaves from every tree, evaluate them in one call (those not
     /// in the evaluation cache), back them up.
-    fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator, stats: &mut SelfPlayStats) {
-        let mut leaves: Vec<(usize, Leaf)> = Vec::new();
+    fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator<P>, stats: &mut SelfPlayStats) {
+        let mut leaves: Vec<(usize, Leaf<P>)> = Vec::new();
         for (i, s) in self.slots.iter_mut().enumerate() {
             if let Some(t) = s.tree.as_mut() {
                 take_leaves(t, i, &mut leaves);
@@ -431,7 +432,7 @@ impl SelfPlay {
     }
 
     /// Play the move of every tree whose search has ended.
-    fn play_finished(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
+    fn play_finished(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_, P>) {
         for i in 0..self.slots.len() {
             let s = &mut self.slots[i];
             let Some(tree) = s.tree.as_mut() else { continue };
@@ -497,7 +498,7 @@ impl SelfPlay {
 
     /// Play the only legal move of every game that is not searching and has
     /// one, until none has (a chain of forced moves is played at once).
-    fn play_forced(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
+    fn play_forced(&mut self, cfg: &SelfPlayConfig, sink: &mut Sink<'_, P>) {
         for i in 0..self.slots.len() {
             while !self.slots[i].searching && self.env.legal_moves(i).len() == 1 {
                 let mv = self.env.legal_moves(i)[0];
@@ -509,7 +510,7 @@ impl SelfPlay {
 
     /// Play `mv` in game `i` (`None`: its side to move resigns), keeping the
     /// tree's subtree, and settle the game if that ends it.
-    fn play(&mut self, i: usize, mv: Option<crate::game::Move>, cfg: &SelfPlayConfig, sink: &mut Sink<'_>) {
+    fn play(&mut self, i: usize, mv: Option<P::Move>, cfg: &SelfPlayConfig, sink: &mut Sink<'_, P>) {
         let ended = match mv {
             None => Some(self.env.resign(i)),
             Some(mv) => {
@@ -541,9 +542,9 @@ impl SelfPlay {
         &mut self,
         i: usize,
         o: &Outcome,
-        game: &Game,
+        game: &Game<P>,
         no_resign_fraction: f32,
-        sink: &mut Sink<'_>,
+        sink: &mut Sink<'_, P>,
     ) {
         let (stats, out) = (&mut sink.stats, &mut sink.out);
         let s = &mut self.slots[i];

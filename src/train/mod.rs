@@ -7,14 +7,14 @@
 //! value by `value_q_weight`) + with auxiliary heads, `material_weight` and
 //! `plies_left_weight` times the squared errors of the final material
 //! difference and the plies left (over the samples whose game was played
-//! out). Every batch is augmented with the h1-a8 reflection (each sample
-//! reflected with probability 1/2).
+//! out). In a game the h1-a8 reflection keeps (Damone), every batch is
+//! augmented with it (each sample reflected with probability 1/2).
 
 use crate::data::{AuxTargets, Sample};
 use crate::mcts::Wdl;
 use crate::net::model::AUX_OUTPUTS;
 use crate::net::{
-    planes_tensor, policy_indices, reflect_index, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
+    planes_tensor, policy_indices, reflect_index, Board32, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
 };
 use crate::util::Rng;
 mod cpu_step;
@@ -332,7 +332,13 @@ struct Batch {
 
 /// `with_reply`: the network trains a reply head (the one-hot replies are
 /// built only then).
-fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, with_reply: bool, rng: &mut Rng) -> Batch {
+fn make_batch<P: Board32>(
+    samples: &[&Sample<P>],
+    inputs: Inputs,
+    q_weight: f32,
+    with_reply: bool,
+    rng: &mut Rng,
+) -> Batch {
     let n = samples.len();
     let mut b = Batch {
         obs: Vec::with_capacity(n),
@@ -349,7 +355,9 @@ fn make_batch(samples: &[&Sample], inputs: Inputs, q_weight: f32, with_reply: bo
     }
     for (i, s) in samples.iter().enumerate() {
         let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress, inputs);
-        let reflect = rng.random::<bool>();
+        // Drawn in every game, so that a seed draws the same batches;
+        // applied only where the reflection keeps the rules.
+        let reflect = rng.random::<bool>() && P::REFLECTION_SYMMETRIC;
         if reflect {
             obs = obs.reflect();
         }
@@ -402,7 +410,7 @@ impl Trainer {
     }
 
     /// One step on a batch; returns its losses.
-    pub fn train_step(&mut self, samples: &[&Sample], rng: &mut Rng) -> Losses {
+    pub fn train_step<P: Board32>(&mut self, samples: &[&Sample<P>], rng: &mut Rng) -> Losses {
         let b = make_batch(
             samples,
             self.model.inputs,
@@ -485,9 +493,9 @@ impl Trainer {
     }
 
     /// Several steps on uniform batches from `window`; mean losses.
-    pub fn train(
+    pub fn train<P: Board32>(
         &mut self,
-        window: &crate::data::ReplayWindow,
+        window: &crate::data::ReplayWindow<P>,
         steps: u64,
         rng: &mut Rng,
         mut tick: impl FnMut(),

@@ -26,6 +26,15 @@ impl GamePosition for Position {
     const KIND: GameKind = GameKind::Italian;
     const REPETITION_DRAW: usize = 3;
 
+    fn variant_code(_: ()) -> u8 {
+        3
+    }
+    fn variant_of_code(code: u8) -> Option<()> {
+        (code == 3).then_some(())
+    }
+    fn variant_name(_: ()) -> &'static str {
+        "standard"
+    }
     fn variant_named(name: &str) -> Result<(), String> {
         match name.trim() {
             "standard" => Ok(()),
