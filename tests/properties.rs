@@ -50,6 +50,7 @@ fn player_bytes() -> &'static Vec<u8> {
         let h = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
+            game: damone::game::GameKind::Damone,
             variant: Variant::Standard,
             rules: DrawRules::default(),
             model: model.clone(),
@@ -137,7 +138,7 @@ proptest! {
         match PlayerSpec::parse(&s) {
             Err(e) => prop_assert!(one_line(&e), "{e}"),
             Ok(spec) if spec.kind != damone::arena::PlayerKind::Net => {
-                if let Err(e) = builtin_factory(&spec) {
+                if let Err(e) = builtin_factory::<damone::game::Position>(&spec) {
                     prop_assert!(one_line(&e), "{e}");
                 }
             }

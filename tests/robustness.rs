@@ -170,6 +170,7 @@ fn header() -> PlayerHeader {
     PlayerHeader {
         format_version: PLAYER_FORMAT_VERSION,
         encoding_version: ENCODING_VERSION,
+        game: damone::game::GameKind::Damone,
         variant: Variant::Standard,
         rules: DrawRules::default(),
         model: ModelConfig {

@@ -3,7 +3,8 @@
 //! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
 //! `player::factory`, which knows networks).
 
-use super::{AlphaBeta, Limits, MctsPlayer, Player, RandomPlayer};
+use super::{AlphaBeta, Baseline, Limits, MctsPlayer, Player, RandomPlayer};
+use crate::game::Position;
 use crate::mcts::{SearchAlgorithm, SearchParams};
 use crate::util::rng_stream;
 use std::collections::BTreeMap;
@@ -83,7 +84,7 @@ pub enum SpecError {
 }
 
 /// Makes a fresh player for one game from a seed.
-pub type PlayerFactory = Arc<dyn Fn(u64) -> Box<dyn Player> + Send + Sync>;
+pub type PlayerFactory<P = Position> = Arc<dyn Fn(u64) -> Box<dyn Player<P>> + Send + Sync>;
 
 impl PlayerSpec {
     /// Parse `kind[:opt=val,...]`, or `net:PATH[,opt=val,...]`.
@@ -270,7 +271,7 @@ impl PlayerSpec {
 
 /// A factory for the built-in kinds (`random`, `alphabeta`, `mcts`);
 /// `net` specs are built by the CLI.
-pub fn builtin_factory(spec: &PlayerSpec) -> Result<PlayerFactory, SpecError> {
+pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, SpecError> {
     let name = spec.text.clone();
     match spec.kind {
         PlayerKind::Random => {
@@ -363,7 +364,7 @@ mod tests {
             PlayerSpec::parse("alphabeta:depth"),
             Err(SpecError::BadOption(..))
         ));
-        let bad = |t: &str| builtin_factory(&PlayerSpec::parse(t).unwrap()).err().unwrap();
+        let bad = |t: &str| builtin_factory::<Position>(&PlayerSpec::parse(t).unwrap()).err().unwrap();
         assert!(matches!(bad("alphabeta:depth=x"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:depth=0"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:speed=3"), SpecError::UnknownOption(..)));

@@ -64,7 +64,7 @@ pub struct GameTask {
 
 /// Schedule the games of the given pairings: for pairing (a, b), game k
 /// uses opening k / 2, with `a` as White in even games.
-pub fn schedule(pairs: &[(usize, usize)], s: &MatchSettings) -> Vec<GameTask> {
+pub fn schedule<P: GamePosition>(pairs: &[(usize, usize)], s: &MatchSettings<P>) -> Vec<GameTask> {
     let mut tasks = Vec::new();
     for (pi, &(a, b)) in pairs.iter().enumerate() {
         for k in 0..s.games_per_pair as usize {
@@ -143,17 +143,17 @@ impl GameRecord {
 }
 
 /// Play one game between two players from the game's current position.
-pub fn play_out(
-    white: &mut dyn super::Player,
-    black: &mut dyn super::Player,
-    mut game: Game,
-) -> (Game, Outcome) {
+pub fn play_out<P: GamePosition>(
+    white: &mut dyn super::Player<P>,
+    black: &mut dyn super::Player<P>,
+    mut game: Game<P>,
+) -> (Game<P>, Outcome) {
     loop {
         let moves = game.position().legal_moves();
         if let Some(o) = game.outcome_with(&moves) {
             return (game, o);
         }
-        let mover: &mut dyn super::Player = match game.position().side_to_move() {
+        let mover: &mut dyn super::Player<P> = match game.position().side_to_move() {
             crate::game::Color::White => &mut *white,
             crate::game::Color::Black => &mut *black,
         };
@@ -169,11 +169,11 @@ pub fn play_out(
 }
 
 /// Run the tasks in parallel on all cores; records come back in task order.
-pub fn run_games(
+pub fn run_games<P: GamePosition>(
     tasks: &[GameTask],
     names: &[String],
-    factories: &[PlayerFactory],
-    s: &MatchSettings,
+    factories: &[PlayerFactory<P>],
+    s: &MatchSettings<P>,
     progress: &indicatif::ProgressBar,
 ) -> Vec<GameRecord> {
     tasks
@@ -181,9 +181,9 @@ pub fn run_games(
         .map(|t| {
             let start = opening_game(s, t.opening);
             let opening: Vec<String> = if start.moves().is_empty() && !s.openings.is_empty() {
-                vec![start.position().to_fen()]
+                vec![start.position().to_setup()]
             } else {
-                start.moves().iter().map(|m| m.to_string()).collect()
+                move_texts(&start)
             };
             let mut w = factories[t.white](t.seed);
             let mut b = factories[t.black](derive_seed(t.seed, "black-player", 0));
@@ -217,16 +217,33 @@ pub fn run_games(
         .collect()
 }
 
+/// The text of each move of `game`, each in the position it was played in.
+pub fn move_texts<P: GamePosition>(game: &Game<P>) -> Vec<String> {
+    let mut pos = *game.start();
+    game.moves()
+        .iter()
+        .map(|m| {
+            let text = pos.move_text(m);
+            pos.play_unchecked(m);
+            text
+        })
+        .collect()
+}
+
 /// Opening positions from text: one FEN per line; blank lines and lines
 /// starting with `#` are skipped. The error names the line.
-pub fn read_openings(text: &str, variant: Variant, rules: DrawRules) -> Result<Vec<Position>, String> {
+pub fn read_openings<P: GamePosition>(
+    text: &str,
+    variant: P::Variant,
+    rules: DrawRules,
+) -> Result<Vec<P>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let pos = Position::from_fen(line, variant).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let pos = P::from_setup(line, variant).map_err(|e| format!("line {}: {e}", i + 1))?;
         if let Some(o) = Game::new(pos, rules).outcome() {
             return Err(format!(
                 "line {}: the game is already over there ({} {})",
@@ -258,11 +275,11 @@ pub struct SprtOutcome {
 /// Play `tasks` (a two-player schedule, player 0 first) in chunks of
 /// `chunk` games (rounded up to pairs of openings) and stop as soon as the
 /// SPRT decides; the records of the games played, in order.
-pub fn run_sprt(
+pub fn run_sprt<P: GamePosition>(
     tasks: &[GameTask],
     names: &[String],
-    factories: &[PlayerFactory],
-    s: &MatchSettings,
+    factories: &[PlayerFactory<P>],
+    s: &MatchSettings<P>,
     sprt: &super::Sprt,
     chunk: usize,
     progress: &indicatif::ProgressBar,

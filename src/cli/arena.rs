@@ -1,6 +1,6 @@
 //! `damone match` and `damone tournament`.
 
-use super::{parse_position, parse_variant, progress_bar, DeviceOpt};
+use super::{progress_bar, DeviceOpt};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::arena::tournament::schedule;
@@ -8,8 +8,10 @@ use damone::arena::{
     read_openings, run_games, run_sprt, split_player_list, write_match_outputs, MatchSettings, PlayerFactory,
     Sprt, Standings,
 };
-use damone::game::DrawRules;
+use damone::game::interface::setup_or_start;
+use damone::game::{DrawRules, GameKind, GamePosition};
 use damone::player::run_tournament::{CheckpointTournament, DEFAULT_BASELINES};
+use damone::run::RunGame;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -29,7 +31,11 @@ pub struct ArenaOpts {
     /// with both colours, in order, cycling (replaces --opening-plies).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// Rules variant: standard, damone-hunt or three-damas.
+    /// The game: damone or italian; default: the network players' game,
+    /// else damone.
+    #[arg(long, value_name = "damone|italian")]
+    pub game: Option<GameKind>,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Custom start position (FEN), played under the variant's rules.
@@ -91,16 +97,16 @@ pub struct TournamentArgs {
     pub opts: ArenaOpts,
 }
 
-fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
+fn settings<P: GamePosition>(o: &ArenaOpts, event: &str) -> Result<MatchSettings<P>> {
     if o.games == 0 {
         bail!("--games must be at least 1");
     }
     if o.max_plies == 0 || o.no_progress_plies == 0 {
         bail!("--max-plies and --no-progress-plies must be at least 1");
     }
-    let v = parse_variant(&o.variant)?;
-    let mut s = MatchSettings::new(v);
-    s.start = parse_position(o.fen.as_deref(), v)?;
+    let start: P = setup_or_start(o.fen.as_deref(), &o.variant).map_err(anyhow::Error::msg)?;
+    let v = start.variant();
+    let mut s = MatchSettings::from_start(start);
     s.games_per_pair = o.games;
     s.seed = o.seed;
     s.opening_plies = o.opening_plies;
@@ -119,7 +125,8 @@ fn settings(o: &ArenaOpts, event: &str) -> Result<MatchSettings> {
 }
 
 /// Play all pairings among `names` (or, with `sprt`, the one pairing until
-/// the test decides), print standings, write outputs.
+/// the test decides) in their game, print standings, write outputs.
+/// `event` names the event after the game (`match` -> `italian match`).
 pub fn run(
     names: Vec<String>,
     pairs: Vec<(usize, usize)>,
@@ -127,12 +134,24 @@ pub fn run(
     event: &str,
     sprt: Option<&Sprt>,
 ) -> Result<Standings> {
-    let s = settings(o, event)?;
+    let game = damone::player::game_of_players(names.iter().map(String::as_str), o.game)?;
+    damone::with_game!(game, P => run_game::<P>(names, pairs, o, event, sprt))
+}
+
+/// [`run`] in the game `P`.
+fn run_game<P: RunGame>(
+    names: Vec<String>,
+    pairs: Vec<(usize, usize)>,
+    o: &ArenaOpts,
+    event: &str,
+    sprt: Option<&Sprt>,
+) -> Result<Standings> {
+    let s = settings::<P>(o, &format!("{} {event}", P::KIND))?;
     let device = o.device.for_players(names.iter().map(String::as_str))?;
     let factories = names
         .iter()
-        .map(|n| damone::player::factory_on(n, &device).with_context(|| format!("player '{n}'")))
-        .collect::<Result<Vec<PlayerFactory>>>()?;
+        .map(|n| damone::player::factory_on::<P>(n, &device).with_context(|| format!("player '{n}'")))
+        .collect::<Result<Vec<PlayerFactory<P>>>>()?;
     let anchor = match &o.anchor {
         Some(a) => names
             .iter()
@@ -180,7 +199,7 @@ pub fn run_match(a: MatchArgs) -> Result<()> {
         .as_deref()
         .map(|t| t.parse::<Sprt>().map_err(|e| anyhow::anyhow!("--sprt: {e}")))
         .transpose()?;
-    run(names, vec![(0, 1)], &a.opts, "damone match", sprt.as_ref())?;
+    run(names, vec![(0, 1)], &a.opts, "match", sprt.as_ref())?;
     Ok(())
 }
 
@@ -205,7 +224,7 @@ pub fn run_tournament(a: TournamentArgs) -> Result<()> {
             .flat_map(|i| (i + 1..names.len()).map(move |j| (i, j)))
             .collect()
     };
-    run(names, pairs, &a.opts, "damone tournament", None)?;
+    run(names, pairs, &a.opts, "tournament", None)?;
     Ok(())
 }
 
@@ -217,7 +236,7 @@ fn run_checkpoints(a: &TournamentArgs, run_dir: &Path) -> Result<()> {
         t.names.clone(),
         t.pairs.clone(),
         &a.opts,
-        "damone checkpoint tournament",
+        "checkpoint tournament",
         None,
     )?;
     let (csv, svg) = t.write_ratings(&standings, &a.opts.out)?;

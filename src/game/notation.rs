@@ -1,5 +1,6 @@
 //! Move notation (`f3-e4`, `e4xg6xe8`) and PDN export of whole games.
 
+use super::interface::{GameKind, GamePosition};
 use super::position::{Move, Position};
 use super::record::{Game, Outcome};
 use super::types::*;
@@ -90,7 +91,7 @@ fn quote(s: &str) -> String {
 /// PDN text of a game: the seven standard tag pairs, `GameType`, the start
 /// FEN when it is not the variant's standard start, the numbered moves wrapped
 /// at 80 columns and the result (`*` if unfinished).
-pub fn to_pdn(game: &Game, outcome: Option<&Outcome>, h: &PdnHeaders) -> String {
+pub fn to_pdn<P: GamePosition>(game: &Game<P>, outcome: Option<&Outcome>, h: &PdnHeaders) -> String {
     let result = outcome.map_or("*", |o| o.pdn_result());
     let or = |s: &str, d: &str| {
         if s.is_empty() {
@@ -112,10 +113,15 @@ pub fn to_pdn(game: &Game, outcome: Option<&Outcome>, h: &PdnHeaders) -> String 
         out.push_str(&format!("[{k} \"{}\"]\n", quote(&v)));
     }
     let start = game.start();
-    out.push_str(&format!("[Variant \"damone-{}\"]\n", start.variant().name()));
-    if *start != Position::start(start.variant()) {
+    let variant = start.variant();
+    let name = match P::KIND {
+        GameKind::Damone => format!("damone-{}", P::variant_name(variant)),
+        kind => kind.name().to_string(),
+    };
+    out.push_str(&format!("[Variant \"{name}\"]\n"));
+    if *start != P::start(variant) {
         out.push_str("[SetUp \"1\"]\n");
-        out.push_str(&format!("[FEN \"{}\"]\n", start.to_fen()));
+        out.push_str(&format!("[FEN \"{}\"]\n", start.to_setup()));
     }
     if let Some(o) = outcome {
         out.push_str(&format!("[Termination \"{}\"]\n", o.reason.name()));
@@ -132,13 +138,15 @@ pub fn to_pdn(game: &Game, outcome: Option<&Outcome>, h: &PdnHeaders) -> String 
     let mut tokens = Vec::new();
     let mut side = start.side_to_move();
     let mut num = 1;
+    let mut pos = *start;
     for (i, m) in game.moves().iter().enumerate() {
         if side == Color::White {
             tokens.push(format!("{num}."));
         } else if i == 0 {
             tokens.push(format!("{num}..."));
         }
-        tokens.push(m.to_string());
+        tokens.push(pos.move_text(m));
+        pos.play_unchecked(m);
         if side == Color::Black {
             num += 1;
         }

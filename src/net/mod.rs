@@ -257,13 +257,23 @@ impl<P: Board32> Evaluator<P> for NetEvaluator {
 /// standard start (games that ended are skipped): a spread of real
 /// positions for benchmarks and tests of the network. Seeded.
 pub fn bench_games(count: usize, seed: u64) -> Vec<crate::game::Game> {
-    use crate::game::{DrawRules, Game, Variant};
+    use crate::game::{Position, Variant};
+    bench_games_from(Position::start(Variant::Standard), count, seed)
+}
+
+/// [`bench_games`] of any game, from `start`.
+pub fn bench_games_from<P: crate::game::GamePosition>(
+    start: P,
+    count: usize,
+    seed: u64,
+) -> Vec<crate::game::Game<P>> {
+    use crate::game::{DrawRules, Game};
     use rand::Rng as _;
     let mut rng = crate::util::rng_stream(seed, "bench-games", 0);
     let mut games = Vec::with_capacity(count);
     let mut i = 0usize;
     while games.len() < count {
-        let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+        let mut g = Game::new(start, DrawRules::default());
         for _ in 0..(i % 40) {
             let ms = g.position().legal_moves();
             if g.outcome_with(&ms).is_some() {

@@ -34,11 +34,12 @@ pub mod rate;
 pub mod run_tournament;
 
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
-use crate::game::{DrawRules, Variant};
+use crate::game::{DrawRules, GameKind, Variant};
 use crate::mcts::SearchParams;
 use crate::net::{
     net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
 };
+use crate::run::RunGame;
 use crate::run::{Checkpoint, CheckpointError};
 use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::{fnv1a, rng_stream};
@@ -76,6 +77,10 @@ pub struct PlayerHeader {
     pub format_version: u32,
     /// The network's input encoding version (`net::ENCODING_VERSION`).
     pub encoding_version: u32,
+    /// The game the network plays (files written before there were other
+    /// games lack the key: Damone).
+    #[serde(default)]
+    pub game: GameKind,
     pub variant: Variant,
     pub rules: DrawRules,
     pub model: ModelConfig,
@@ -110,6 +115,12 @@ pub enum LoadError {
     Checkpoint(#[from] CheckpointError),
     #[error(transparent)]
     Spec(#[from] SpecError),
+    #[error("{what} plays {found}, and this is a game of {expected}")]
+    WrongGame {
+        what: String,
+        found: GameKind,
+        expected: GameKind,
+    },
 }
 
 /// Serialise a header and a network into player-file bytes.
@@ -242,6 +253,7 @@ impl LoadedNet {
         let header = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
+            game: cfg.game,
             variant: cfg.variant,
             rules: cfg.rules,
             model: cfg.model.clone(),
@@ -274,12 +286,17 @@ impl LoadedNet {
     }
 
     /// A player (MCTS guided by the network) with the header's settings.
-    pub fn player(&self, name: &str, seed: u64) -> MctsPlayer<NetEvaluator> {
+    pub fn player<P: RunGame>(&self, name: &str, seed: u64) -> MctsPlayer<NetEvaluator, P> {
         self.player_with(name, self.header.search.clone(), seed)
     }
 
     /// A player with other search settings.
-    pub fn player_with(&self, name: &str, params: SearchParams, seed: u64) -> MctsPlayer<NetEvaluator> {
+    pub fn player_with<P: RunGame>(
+        &self,
+        name: &str,
+        params: SearchParams,
+        seed: u64,
+    ) -> MctsPlayer<NetEvaluator, P> {
         MctsPlayer::with_evaluator(
             name.to_string(),
             params,
@@ -293,7 +310,7 @@ impl LoadedNet {
 /// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C]`
 /// where PATH is a checkpoint folder or a player file. A bare existing
 /// path that is not a spec is read as `net:PATH`.
-pub fn factory(text: &str) -> Result<PlayerFactory, LoadError> {
+pub fn factory<P: RunGame>(text: &str) -> Result<PlayerFactory<P>, LoadError> {
     open(text).map(|(f, _)| f)
 }
 
@@ -308,22 +325,67 @@ pub fn is_network_spec(text: &str) -> bool {
     }
 }
 
+/// The game a network player spec plays (its player file's or
+/// checkpoint's), None for a built-in kind; reads no weights.
+pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
+    if !is_network_spec(text) {
+        return Ok(None);
+    }
+    let spec = match PlayerSpec::parse(text) {
+        Ok(spec) => spec,
+        Err(_) => PlayerSpec::parse(&format!("net:{}", text.trim()))?,
+    };
+    let path = Path::new(spec.path.as_deref().expect("net spec has a path"));
+    if path.is_dir() {
+        return Ok(Some(Checkpoint::for_player(path, false)?.config.game));
+    }
+    let what = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
+    Ok(Some(decode_player(&bytes, &what)?.0.game))
+}
+
+/// The game the players `specs` meet in: their networks' game (they must
+/// agree), `explicit` (`--game`) when given, which a network of another
+/// game is refused against by name, else Damone.
+pub fn game_of_players<'a>(
+    specs: impl IntoIterator<Item = &'a str>,
+    explicit: Option<GameKind>,
+) -> Result<GameKind, LoadError> {
+    let mut found = explicit;
+    for text in specs {
+        let Some(game) = game_of_spec(text)? else {
+            continue;
+        };
+        match found {
+            Some(g) if g != game => {
+                return Err(LoadError::WrongGame {
+                    what: text.to_string(),
+                    found: game,
+                    expected: g,
+                })
+            }
+            _ => found = Some(game),
+        }
+    }
+    Ok(found.unwrap_or_default())
+}
+
 /// [`factory`] with network players running on `device`.
-pub fn factory_on(text: &str, device: &ComputeDevice) -> Result<PlayerFactory, LoadError> {
+pub fn factory_on<P: RunGame>(text: &str, device: &ComputeDevice) -> Result<PlayerFactory<P>, LoadError> {
     open_on(text, device).map(|(f, _)| f)
 }
 
 /// [`factory`], also returning the header of a network player (its
 /// variant, draw rules and search defaults), None for built-in kinds.
-pub fn open(text: &str) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadError> {
+pub fn open<P: RunGame>(text: &str) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     open_on(text, &ComputeDevice::cpu())
 }
 
 /// [`open`] with network players running on `device`.
-pub fn open_on(
+pub fn open_on<P: RunGame>(
     text: &str,
     device: &ComputeDevice,
-) -> Result<(PlayerFactory, Option<PlayerHeader>), LoadError> {
+) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     // A spec of a built-in kind is never shadowed by a file of that name.
     let spec = match PlayerSpec::parse(text) {
         Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
@@ -336,12 +398,21 @@ pub fn open_on(
     }
     spec.check_options(&PlayerSpec::SEARCH_OPTIONS)?;
     let path = spec.path.as_deref().expect("net spec has a path");
-    let loaded = LoadedNet::load(path)?.on(device);
+    let loaded = LoadedNet::load(path)?;
+    if loaded.header.game != P::KIND {
+        return Err(LoadError::WrongGame {
+            what: path.to_string(),
+            found: loaded.header.game,
+            expected: P::KIND,
+        });
+    }
+    let loaded = loaded.on(device);
     let params = spec.search_params(loaded.header.search.clone())?;
     let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
     let name = spec.text.clone();
-    let f: PlayerFactory = Arc::new(move |seed| Box::new(loaded.player_with(&name, params.clone(), seed)));
+    let f: PlayerFactory<P> =
+        Arc::new(move |seed| Box::new(loaded.player_with::<P>(&name, params.clone(), seed)));
     Ok((f, Some(header)))
 }
 
@@ -365,6 +436,7 @@ mod tests {
         let header = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
+            game: GameKind::Damone,
             variant: Variant::Standard,
             rules: DrawRules::default(),
             model,

@@ -20,10 +20,11 @@ use super::{LoadError, LoadedNet};
 use crate::arena::evaluation::{play_searcher_vs_alphabeta, Searcher};
 use crate::arena::tournament::{run_games, schedule};
 use crate::arena::{AlphaBeta, Limits, MatchSettings, Player, PlayerFactory};
-use crate::game::Position;
+use crate::game::GamePosition;
 use crate::mcts::Budget;
-use crate::net::{bench_games, ComputeDevice, NetEvaluator};
+use crate::net::{bench_games_from, ComputeDevice, NetEvaluator};
 use crate::run::checkpoint::{CheckpointError, RunDir};
+use crate::run::RunGame;
 use crate::util::chart::line_chart;
 use crate::util::derive_seed;
 use crate::util::elo::score_interval;
@@ -171,10 +172,10 @@ impl RateConfig {
 
 /// The network player's mean wall time per move at `sims`, one search at a
 /// time on the calling thread's pool.
-pub fn time_per_move(net: &LoadedNet, sims: u32, positions: usize, seed: u64) -> Duration {
-    let mut p = net.player_with("timing", net.header.search.for_play(sims), seed);
+pub fn time_per_move<P: RunGame>(net: &LoadedNet, sims: u32, positions: usize, seed: u64) -> Duration {
+    let mut p = net.player_with::<P>("timing", net.header.search.for_play(sims), seed);
     p.set_budget(Some(Budget::Simulations(sims)));
-    let games = bench_games(positions, seed);
+    let games = bench_games_from(<P as GamePosition>::start(Default::default()), positions, seed);
     // One move first: warm caches and lazy set-up out of the figure.
     p.choose(&games[0]);
     let t = Instant::now();
@@ -195,15 +196,28 @@ pub fn rate(
     cfg.validate()?;
     let run = RunDir::new(dir);
     let iters = iterations_to_rate(&run, cfg)?;
+    let game = crate::run::Checkpoint::open(&run.iter_dir(iters[0]))?.config.game;
+    crate::with_game!(game, P => rate_game::<P>(dir, &run, iters, cfg, device, on))
+}
+
+/// [`rate`] of a run of the game `P`.
+fn rate_game<P: RunGame>(
+    dir: &Path,
+    run: &RunDir,
+    iters: Vec<u32>,
+    cfg: &RateConfig,
+    device: &ComputeDevice,
+    on: &mut dyn FnMut(&RateEvent),
+) -> Result<Vec<RatingRow>, RateError> {
     let mut rows = Vec::new();
     // Equal-time games and their timing run on one thread: the figure the
     // opponent gets must be the time the network took in the same setting.
     let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
-        let rating = CheckpointRating {
+        let rating = CheckpointRating::<P> {
             loaded: LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device),
-            settings: match_settings(&ck, cfg, dir),
+            settings: match_settings(&ck, cfg, dir)?,
             base: RatingRow {
                 iteration: k,
                 train_minutes: ck.state.wall_s / 60.0,
@@ -240,28 +254,32 @@ fn iterations_to_rate(run: &RunDir, cfg: &RateConfig) -> Result<Vec<u32>, RateEr
 }
 
 /// The protocol's matches from a checkpoint's variant and draw rules.
-fn match_settings(ck: &crate::run::Checkpoint, cfg: &RateConfig, dir: &Path) -> MatchSettings {
-    let mut settings = MatchSettings::new(ck.config.variant);
-    settings.start = Position::start(ck.config.variant);
+fn match_settings<P: GamePosition>(
+    ck: &crate::run::Checkpoint,
+    cfg: &RateConfig,
+    dir: &Path,
+) -> Result<MatchSettings<P>, RateError> {
+    let variant = P::variant_named(ck.config.variant.name()).map_err(RateError::Invalid)?;
+    let mut settings = MatchSettings::from_start(P::start(variant));
     settings.rules = ck.config.rules;
     settings.seed = cfg.seed;
     settings.opening_plies = cfg.opening_plies;
     settings.games_per_pair = cfg.games;
-    settings.event = format!("damone rate {}", dir.display());
-    settings
+    settings.event = format!("{} rate {}", P::KIND, dir.display());
+    Ok(settings)
 }
 
 /// One checkpoint under the protocol.
-struct CheckpointRating<'a> {
+struct CheckpointRating<'a, P: RunGame> {
     loaded: LoadedNet,
-    settings: MatchSettings,
+    settings: MatchSettings<P>,
     /// The row's checkpoint fields, shared by its matches.
     base: RatingRow,
     device: &'a ComputeDevice,
     cfg: &'a RateConfig,
 }
 
-impl CheckpointRating<'_> {
+impl<P: RunGame> CheckpointRating<'_, P> {
     /// Score `w`-`d`-`l` into `row`, report it and keep it.
     fn finish(
         mut row: RatingRow,
@@ -328,7 +346,8 @@ impl CheckpointRating<'_> {
         on: &mut dyn FnMut(&RateEvent),
     ) {
         let cfg = self.cfg;
-        let per_move = one.install(|| time_per_move(&self.loaded, cfg.sims, cfg.timing_positions, cfg.seed));
+        let per_move =
+            one.install(|| time_per_move::<P>(&self.loaded, cfg.sims, cfg.timing_positions, cfg.seed));
         let ms = per_move.as_secs_f64() * 1e3;
         let opponent = format!("alphabeta:movetime={ms:.1}ms");
         on(&RateEvent::Match {
@@ -340,17 +359,17 @@ impl CheckpointRating<'_> {
         let net = Arc::new(self.loaded.clone());
         let params = self.loaded.header.search.clone();
         let seed = cfg.seed;
-        let net_player: PlayerFactory = Arc::new(move |s| {
-            Box::new(net.player_with("net", params.clone(), derive_seed(seed, "rate-net", s)))
-                as Box<dyn Player>
+        let net_player: PlayerFactory<P> = Arc::new(move |s| {
+            Box::new(net.player_with::<P>("net", params.clone(), derive_seed(seed, "rate-net", s)))
+                as Box<dyn Player<P>>
         });
         let limits = Limits {
             movetime: Some(per_move),
             ..Default::default()
         };
         let ab_name = opponent.clone();
-        let alphabeta: PlayerFactory =
-            Arc::new(move |_| Box::new(AlphaBeta::new(ab_name.clone(), limits)) as Box<dyn Player>);
+        let alphabeta: PlayerFactory<P> =
+            Arc::new(move |_| Box::new(AlphaBeta::<P>::new(ab_name.clone(), limits)) as Box<dyn Player<P>>);
         let names = vec!["net".to_string(), opponent.clone()];
         let tasks = schedule(&[(0, 1)], &self.settings);
         let progress = indicatif::ProgressBar::hidden();

@@ -11,12 +11,16 @@
 //! progress bars, a web page, a test), and can be stopped between
 //! iterations through [`Run::stop_handle`].
 //!
+//! A run is of one game, its type `P` (Damone's `Position` by default;
+//! `with_game!` picks it from a config's `game`).
+//!
 //! ```no_run
+//! use damone::game::italian;
 //! use damone::run::{Event, Run, RunConfig, Start};
 //!
-//! let mut cfg = RunConfig::load(None, &["iterations=2".into()])?;
+//! let mut cfg = RunConfig::load(None, &["iterations=2".into(), "game=italian".into()])?;
 //! cfg.checkpoint_dir = "/tmp/runs".into();
-//! let mut run = Run::open(cfg, Start::Overwrite)?;
+//! let mut run = Run::<italian::Position>::open(cfg, Start::Overwrite)?;
 //! run.run(&mut |e: &Event| {
 //!     if let Event::Iteration { metrics, .. } = e {
 //!         println!("iteration {}: loss {:.3}", metrics.iteration, metrics.loss_policy);
