@@ -5,7 +5,7 @@
 //! [`Player`](super::Player)) stays with the front end, which decides when
 //! and where it searches.
 
-use crate::game::{parse_move, to_pdn, Color, DrawRules, Game, Move, Outcome, PdnHeaders, Position};
+use crate::game::{to_pdn, Color, DrawRules, Game, GamePosition, Outcome, PdnHeaders, Position};
 
 /// A person's colour from its name: `white`/`w` or `black`/`b`.
 pub fn parse_color(text: &str) -> Result<Color, String> {
@@ -21,16 +21,16 @@ pub fn parse_color(text: &str) -> Result<Color, String> {
 
 /// A game of a person against an engine.
 #[derive(Clone, Debug)]
-pub struct VersusGame {
-    game: Game,
+pub struct VersusGame<P: GamePosition = Position> {
+    game: Game<P>,
     human: Color,
     opponent: String,
 }
 
-impl VersusGame {
+impl<P: GamePosition> VersusGame<P> {
     /// A game from `start` under `rules`; the person plays `human`, against
     /// the engine named `opponent`.
-    pub fn new(start: Position, rules: DrawRules, human: Color, opponent: impl Into<String>) -> VersusGame {
+    pub fn new(start: P, rules: DrawRules, human: Color, opponent: impl Into<String>) -> VersusGame<P> {
         VersusGame {
             game: Game::new(start, rules),
             human,
@@ -39,7 +39,7 @@ impl VersusGame {
     }
 
     /// The game so far.
-    pub fn game(&self) -> &Game {
+    pub fn game(&self) -> &Game<P> {
         &self.game
     }
 
@@ -70,14 +70,14 @@ impl VersusGame {
 
     /// Play the person's move given as text; the error says why it cannot
     /// be played (the game is over, not their turn, not a legal move).
-    pub fn play_human(&mut self, text: &str) -> Result<Move, String> {
+    pub fn play_human(&mut self, text: &str) -> Result<P::Move, String> {
         if let Some(o) = self.outcome() {
             return Err(o.over_message());
         }
         if !self.humans_turn() {
             return Err("not your turn".into());
         }
-        let mv = parse_move(self.game.position(), text).map_err(|e| e.to_string())?;
+        let mv = self.game.position().parse_move(text).map_err(|e| e.to_string())?;
         self.game.play_unchecked(&mv);
         Ok(mv)
     }
@@ -85,7 +85,7 @@ impl VersusGame {
     /// Play the engine's move if it is the engine's turn and the move is
     /// legal here; false otherwise (a reply that arrives after the game was
     /// undone or replaced is dropped).
-    pub fn play_engine(&mut self, mv: &Move) -> bool {
+    pub fn play_engine(&mut self, mv: &P::Move) -> bool {
         let legal = self.engines_turn() && self.game.position().legal_moves().contains(mv);
         if legal {
             self.game.play_unchecked(mv);

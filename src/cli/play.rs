@@ -2,12 +2,14 @@
 //! player spec, with a Unicode board, move listing, undo, and the game saved
 //! as PDN at the end.
 
-use super::{clip, next_line, parse_position, parse_variant};
+use super::{clip, next_line};
 use anyhow::{Context, Result};
 use clap::Args;
 use damone::arena::{parse_color, Player, PlayerFactory, VersusGame};
-use damone::game::{Color, Piece, Position, Rank, Square};
-use damone::player::open_on;
+use damone::game::interface::setup_or_start;
+use damone::game::{Color, GameKind, GamePosition};
+use damone::player::{game_of_players, open_on};
+use damone::run::RunGame;
 use damone::util::{atomic_write, derive_seed};
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,7 +23,11 @@ pub struct PlayArgs {
     /// Your colour: white or black.
     #[arg(long, default_value = "white")]
     pub color: String,
-    /// Rules variant.
+    /// The game: damone or italian; default: the opponent network's game,
+    /// else damone.
+    #[arg(long, value_name = "damone|italian")]
+    pub game: Option<GameKind>,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Start position (FEN).
@@ -40,31 +46,24 @@ pub struct PlayArgs {
     pub device: super::DeviceOpt,
 }
 
-/// The glyph of a square's content. ASCII uses FEN's rank letters
-/// (none for Pedina written P, D for Dama, I for Damone), upper case for
-/// White and lower case for Black.
-fn glyph(p: Option<Piece>, ascii: bool) -> &'static str {
-    let Some(p) = p else {
-        return if ascii { "." } else { "·" };
-    };
-    match (p.color, p.rank, ascii) {
-        (Color::White, Rank::Pedina, false) => "⛀",
-        (Color::White, Rank::Dama, false) => "⛁",
-        (Color::White, Rank::Damone, false) => "♔",
-        (Color::Black, Rank::Pedina, false) => "⛂",
-        (Color::Black, Rank::Dama, false) => "⛃",
-        (Color::Black, Rank::Damone, false) => "♚",
-        (Color::White, Rank::Pedina, true) => "P",
-        (Color::White, Rank::Dama, true) => "D",
-        (Color::White, Rank::Damone, true) => "I",
-        (Color::Black, Rank::Pedina, true) => "p",
-        (Color::Black, Rank::Dama, true) => "d",
-        (Color::Black, Rank::Damone, true) => "i",
+/// The glyph of a piece of kind `kind` (0 lowest) and colour. Unicode:
+/// a plain disc for the lowest kind, a crowned one for the next, a king
+/// for Damone's Damone. ASCII: the game's letters, upper case for White.
+fn glyph<P: GamePosition>(piece: Option<(Color, usize)>, ascii: bool) -> String {
+    const WHITE: [&str; 3] = ["⛀", "⛁", "♔"];
+    const BLACK: [&str; 3] = ["⛂", "⛃", "♚"];
+    match (piece, ascii) {
+        (None, true) => ".".into(),
+        (None, false) => "·".into(),
+        (Some((Color::White, k)), true) => P::PIECE_LETTERS[k].to_string(),
+        (Some((Color::Black, k)), true) => P::PIECE_LETTERS[k].to_ascii_lowercase().to_string(),
+        (Some((Color::White, k)), false) => WHITE[k.min(2)].into(),
+        (Some((Color::Black, k)), false) => BLACK[k.min(2)].into(),
     }
 }
 
 /// The board as text, from `view`'s side.
-pub fn board_text(pos: &Position, view: Color, ascii: bool) -> String {
+pub fn board_text<P: GamePosition>(pos: &P, view: Color, ascii: bool) -> String {
     let ranks: Vec<i32> = if view == Color::White {
         (0..8).rev().collect()
     } else {
@@ -79,9 +78,10 @@ pub fn board_text(pos: &Position, view: Color, ascii: bool) -> String {
     for &r in &ranks {
         s.push_str(&format!(" {} ", r + 1));
         for &f in &files {
-            let cell = match Square::from_coords(f, r) {
-                None => " ",
-                Some(sq) => glyph(pos.piece_at(sq), ascii),
+            let cell = if P::playable(f, r) {
+                glyph::<P>(pos.piece_on(f, r), ascii)
+            } else {
+                " ".into()
             };
             s.push_str(&format!(" {cell}"));
         }
@@ -92,37 +92,46 @@ pub fn board_text(pos: &Position, view: Color, ascii: bool) -> String {
         s.push_str(&format!(" {}", (b'a' + f as u8) as char));
     }
     s.push('\n');
-    s.push_str(&legend(ascii));
+    s.push_str(&legend::<P>(ascii));
     s
 }
 
 /// What each glyph stands for.
-fn legend(ascii: bool) -> String {
-    let mut parts = Vec::new();
-    for color in [Color::White, Color::Black] {
-        let names: Vec<String> = [Rank::Pedina, Rank::Dama, Rank::Damone]
-            .iter()
-            .map(|&rank| {
-                let name = match rank {
-                    Rank::Pedina => "pedina",
-                    Rank::Dama => "dama",
-                    Rank::Damone => "damone",
-                };
-                format!("{} {name}", glyph(Some(Piece { color, rank }), ascii))
-            })
-            .collect();
-        parts.push(format!("{}: {}", color.name(), names.join(", ")));
-    }
+fn legend<P: GamePosition>(ascii: bool) -> String {
+    let parts: Vec<String> = [Color::White, Color::Black]
+        .iter()
+        .map(|&color| {
+            let names: Vec<String> = P::PIECE_KINDS
+                .iter()
+                .enumerate()
+                .map(|(k, name)| format!("{} {name}", glyph::<P>(Some((color, k)), ascii)))
+                .collect();
+            format!("{}: {}", color.name(), names.join(", "))
+        })
+        .collect();
     format!("    {}\n", parts.join("; "))
 }
 
-const HELP: &str =
-    "commands: a move (f3-e4, e4xg6xe8), moves (list legal moves), undo (take back your last move), \
-board, resign, help, quit";
+/// The commands, with the game's move notation as the example.
+fn help<P: GamePosition>() -> String {
+    let example = match P::KIND {
+        GameKind::Damone => "f3-e4, e4xg6xe8",
+        GameKind::Italian => "22-18, 21x14x7",
+    };
+    format!(
+        "commands: a move ({example}), moves (list legal moves), undo (take back your last move), \
+board, resign, help, quit"
+    )
+}
 
 pub fn run_play(a: PlayArgs) -> Result<()> {
-    let variant = parse_variant(&a.variant)?;
-    let start = parse_position(a.fen.as_deref(), variant)?;
+    let game = game_of_players([a.opponent.as_str()], a.game)?;
+    damone::with_game!(game, P => play::<P>(a))
+}
+
+/// The game at the terminal in the game `P`, saved at the end.
+fn play<P: RunGame>(a: PlayArgs) -> Result<()> {
+    let start: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
     let human = parse_color(&a.color).map_err(|e| anyhow::anyhow!("--color: {e}"))?;
     let device = a.device.for_players([a.opponent.as_str()])?;
     let (make, header) =
@@ -135,33 +144,35 @@ pub fn run_play(a: PlayArgs) -> Result<()> {
     // The game is saved however the loop ends (end of input, quit, an
     // output error).
     let played = play_loop(&a, &mut versus, &mut bot, &make, &mut out);
-    atomic_write(&a.pdn, versus.pdn("damone play", "human").as_bytes())
+    atomic_write(&a.pdn, versus.pdn(&format!("{} play", P::KIND), "human").as_bytes())
         .with_context(|| format!("cannot write {}", a.pdn.display()))?;
     let _ = writeln!(out, "game saved to {}", a.pdn.display());
     played
 }
 
 /// The game at the terminal until it ends, the person quits or the input ends.
-fn play_loop(
+fn play_loop<P: RunGame>(
     a: &PlayArgs,
-    versus: &mut VersusGame,
-    bot: &mut Box<dyn Player>,
-    make: &PlayerFactory,
+    versus: &mut VersusGame<P>,
+    bot: &mut Box<dyn Player<P>>,
+    make: &PlayerFactory<P>,
     out: &mut impl Write,
 ) -> Result<()> {
     let human = versus.human();
     writeln!(
         out,
-        "damone: you play {} against {}. {HELP}",
+        "{}: you play {} against {}. {}",
+        P::KIND,
         human.name(),
-        bot.name()
+        bot.name(),
+        help::<P>()
     )?;
     let mut input = std::io::stdin().lock();
     let mut show = true;
     while versus.outcome().is_none() {
         if versus.engines_turn() {
             let m = bot.choose(versus.game());
-            writeln!(out, "{} plays {m}", bot.name())?;
+            writeln!(out, "{} plays {}", bot.name(), versus.game().position().move_text(&m))?;
             versus.play_engine(&m);
             bot.observe(&m);
             show = true;
@@ -185,17 +196,12 @@ fn play_loop(
         };
         match line.trim() {
             "" => {}
-            "help" | "?" => writeln!(out, "{HELP}")?,
+            "help" | "?" => writeln!(out, "{}", help::<P>())?,
             "quit" | "exit" => break,
             "board" => show = true,
             "moves" => {
-                let list: Vec<String> = versus
-                    .game()
-                    .position()
-                    .legal_moves()
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
+                let pos = versus.game().position();
+                let list: Vec<String> = pos.legal_moves().iter().map(|m| pos.move_text(m)).collect();
                 writeln!(out, "legal moves: {}", list.join(" "))?;
             }
             "resign" => versus.resign(),
@@ -210,7 +216,8 @@ fn play_loop(
             text => match versus.play_human(text) {
                 Ok(m) => {
                     bot.observe(&m);
-                    writeln!(out, "you play {m}")?;
+                    let texts = damone::arena::tournament::move_texts(versus.game());
+                    writeln!(out, "you play {}", texts.last().map_or("", String::as_str))?;
                 }
                 Err(e) => writeln!(out, "{}", clip(&e, 200))?,
             },

@@ -204,6 +204,18 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     fn material(&self, c: Color) -> i32;
     /// A multi-line board diagram for the terminal.
     fn diagram(&self) -> String;
+
+    /// The game's kinds of piece, lowest first (for boards and legends).
+    const PIECE_KINDS: &'static [&'static str];
+    /// A letter per kind of piece, as plain-text boards show White's
+    /// (Black's in lower case).
+    const PIECE_LETTERS: &'static [char];
+    /// True for the cells of the 8x8 board that pieces stand on (file and
+    /// rank 0-based from a1).
+    fn playable(file: i32, rank: i32) -> bool;
+    /// The piece on a cell: its colour and kind (an index into
+    /// `PIECE_KINDS`); None for an empty or unplayable cell.
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)>;
 }
 
 /// Run `$body` with `$P` bound to the position type of the game `$kind`:

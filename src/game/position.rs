@@ -735,4 +735,13 @@ impl super::interface::GamePosition for Position {
     fn diagram(&self) -> String {
         Position::diagram(self)
     }
+    const PIECE_KINDS: &'static [&'static str] = &["pedina", "dama", "damone"];
+    const PIECE_LETTERS: &'static [char] = &['P', 'D', 'I'];
+    fn playable(file: i32, rank: i32) -> bool {
+        Square::from_coords(file, rank).is_some()
+    }
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
+        let p = self.piece_at(Square::from_coords(file, rank)?)?;
+        Some((p.color, p.rank.index()))
+    }
 }

@@ -98,6 +98,15 @@ impl GamePosition for Position {
     fn diagram(&self) -> String {
         Position::diagram(self)
     }
+    const PIECE_KINDS: &'static [&'static str] = &["man", "king"];
+    const PIECE_LETTERS: &'static [char] = &['M', 'K'];
+    fn playable(file: i32, rank: i32) -> bool {
+        super::Square::from_coords(file, rank).is_some()
+    }
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
+        let p = self.piece_at(super::Square::from_coords(file, rank)?)?;
+        Some((p.color, p.king as usize))
+    }
 }
 
 /// Perft counting capture paths: as [`crate::game::perft`], but a capture
