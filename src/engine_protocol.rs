@@ -7,7 +7,7 @@
 //! binary. A malformed line gets `error <message>` and the session goes on.
 
 use crate::arena::{Analysis, Player};
-use crate::game::{parse_move, DrawRules, Game, Position, Variant};
+use crate::game::{DrawRules, Game, GamePosition, Position};
 use crate::mcts::Budget;
 use crate::util::{clip, next_line};
 use std::io::{BufRead, Write};
@@ -25,10 +25,10 @@ const COMMANDS: &str = "hello, isready, newgame, position, play, go, analyse, sh
 
 /// One engine: its player, the variant of `position startpos`, the draw
 /// rules its games are played under, and the current game.
-pub struct EngineSession {
-    engine: Box<dyn Player>,
-    variant: Variant,
-    game: Game,
+pub struct EngineSession<P: GamePosition = Position> {
+    engine: Box<dyn Player<P>>,
+    variant: P::Variant,
+    game: Game<P>,
 }
 
 /// The budget and line count of a `go` or `analyse` command.
@@ -37,19 +37,19 @@ struct SearchRequest {
     lines: usize,
 }
 
-impl EngineSession {
+impl<P: GamePosition> EngineSession<P> {
     /// A session at the variant's start position; `rules` are the draw
     /// rules of its games (a network player's own).
-    pub fn new(engine: Box<dyn Player>, variant: Variant, rules: DrawRules) -> EngineSession {
+    pub fn new(engine: Box<dyn Player<P>>, variant: P::Variant, rules: DrawRules) -> EngineSession<P> {
         EngineSession {
             engine,
             variant,
-            game: Game::from_variant(variant, rules),
+            game: Game::new(P::start(variant), rules),
         }
     }
 
     /// The current game.
-    pub fn game(&self) -> &Game {
+    pub fn game(&self) -> &Game<P> {
         &self.game
     }
 
@@ -90,7 +90,7 @@ impl EngineSession {
             ]),
             "isready" => Ok(vec!["ready".into()]),
             "newgame" => {
-                self.game = Game::from_variant(self.variant, self.game.rules());
+                self.game = Game::new(P::start(self.variant), self.game.rules());
                 Ok(vec!["ok".into()])
             }
             "position" => self.position(args),
@@ -115,7 +115,7 @@ impl EngineSession {
             return Err(o.over_message());
         }
         let text = args.first().ok_or("'play' needs a move")?;
-        let mv = parse_move(self.game.position(), text).map_err(|e| e.to_string())?;
+        let mv = self.game.position().parse_move(text).map_err(|e| e.to_string())?;
         self.game.play_unchecked(&mv);
         Ok(vec!["ok".into()])
     }
@@ -127,7 +127,7 @@ impl EngineSession {
             None => "result *".into(),
         };
         vec![
-            format!("fen {}", self.game.position().to_fen()),
+            format!("fen {}", self.game.position().to_setup()),
             result,
             "ok".into(),
         ]
@@ -141,9 +141,13 @@ impl EngineSession {
             return Ok(vec!["bestmove none".into()]);
         }
         let budget_set = request.budget.is_some() && self.engine.set_budget(request.budget);
+        let pos = *self.game.position();
         let answer = match self.engine.analyse(&self.game) {
-            Some(a) => analysis_lines(&a, list_lines.then_some(request.lines)),
-            None => vec![format!("bestmove {}", self.engine.choose(&self.game))],
+            Some(a) => analysis_lines(&pos, &a, list_lines.then_some(request.lines)),
+            None => vec![format!(
+                "bestmove {}",
+                pos.move_text(&self.engine.choose(&self.game))
+            )],
         };
         if budget_set {
             self.engine.set_budget(None);
@@ -179,16 +183,16 @@ fn parse_search_request(words: &[&str]) -> Result<SearchRequest, String> {
 }
 
 /// The game a `position` command's arguments describe.
-pub fn game_from_position_command(
+pub fn game_from_position_command<P: GamePosition>(
     words: &[&str],
-    variant: Variant,
+    variant: P::Variant,
     rules: DrawRules,
-) -> Result<Game, String> {
+) -> Result<Game<P>, String> {
     let (start, rest) = match words.first() {
-        Some(&"startpos") => (Position::start(variant), &words[1..]),
+        Some(&"startpos") => (P::start(variant), &words[1..]),
         Some(&"fen") => {
             let fen = words.get(1).ok_or("'position fen' needs a FEN")?;
-            let pos = Position::from_fen(fen, variant).map_err(|e| format!("bad FEN: {e}"))?;
+            let pos = P::from_setup(fen, variant).map_err(|e| format!("bad FEN: {e}"))?;
             (pos, &words[2..])
         }
         _ => return Err("expected 'position startpos' or 'position fen <FEN>' [moves ...]".into()),
@@ -201,7 +205,7 @@ pub fn game_from_position_command(
                 if let Some(o) = game.outcome() {
                     return Err(format!("move {}: {}", clip(m, 40), o.over_message()));
                 }
-                let mv = parse_move(game.position(), m).map_err(|e| e.to_string())?;
+                let mv = game.position().parse_move(m).map_err(|e| e.to_string())?;
                 game.play_unchecked(&mv);
             }
         }
@@ -212,13 +216,13 @@ pub fn game_from_position_command(
 
 /// The answer to a search: with `lines`, the top lines first; then the
 /// value line and `bestmove`.
-fn analysis_lines(a: &Analysis, lines: Option<usize>) -> Vec<String> {
+fn analysis_lines<P: GamePosition>(pos: &P, a: &Analysis<P::Move>, lines: Option<usize>) -> Vec<String> {
     let mut out = Vec::new();
     for (i, l) in a.lines.iter().take(lines.unwrap_or(0)).enumerate() {
         out.push(format!(
             "info line {} move {} visits {} prior {:.4} q {}",
             i + 1,
-            l.mv,
+            pos.move_text(&l.mv),
             l.visits,
             l.prior,
             l.q.map_or("-".to_string(), |q| format!("{q:.4}"))
@@ -228,7 +232,7 @@ fn analysis_lines(a: &Analysis, lines: Option<usize>) -> Vec<String> {
         "info value win {:.4} draw {:.4} loss {:.4} sims {}",
         a.wdl.win, a.wdl.draw, a.wdl.loss, a.simulations
     ));
-    out.push(format!("bestmove {}", a.best));
+    out.push(format!("bestmove {}", pos.move_text(&a.best)));
     out
 }
 
@@ -236,6 +240,7 @@ fn analysis_lines(a: &Analysis, lines: Option<usize>) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::arena::{AlphaBeta, Limits};
+    use crate::game::{parse_move, Variant};
     use crate::player;
 
     fn session(spec: &str) -> EngineSession {
@@ -339,5 +344,31 @@ mod tests {
         assert!(out[2].starts_with("result 0-1"), "{}", out[2]);
         assert_eq!(out[4], "bestmove none");
         assert!(out[5].starts_with("error the game is over"), "{}", out[5]);
+    }
+
+    #[test]
+    fn an_italian_session_speaks_the_federations_notation() {
+        use crate::game::italian;
+        let (make, _) = player::open::<italian::Position>("alphabeta:depth=2").unwrap();
+        let mut s = EngineSession::new(make(1), (), DrawRules::default());
+        let mut out = Vec::new();
+        s.serve(
+            &mut &b"position startpos moves 22-18 11-15\nshow\ngo\nplay e3-f4\n"[..],
+            &mut out,
+        )
+        .unwrap();
+        let out: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(out[0], "ok");
+        assert_eq!(
+            out[1],
+            "fen W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+        );
+        let best = out[4].strip_prefix("bestmove ").unwrap();
+        assert!(s.game().position().parse_move(best).is_ok(), "{best}");
+        assert!(out[5].contains("not a square number"), "{}", out[5]);
     }
 }

@@ -364,7 +364,11 @@ mod tests {
             PlayerSpec::parse("alphabeta:depth"),
             Err(SpecError::BadOption(..))
         ));
-        let bad = |t: &str| builtin_factory::<Position>(&PlayerSpec::parse(t).unwrap()).err().unwrap();
+        let bad = |t: &str| {
+            builtin_factory::<Position>(&PlayerSpec::parse(t).unwrap())
+                .err()
+                .unwrap()
+        };
         assert!(matches!(bad("alphabeta:depth=x"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:depth=0"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:speed=3"), SpecError::UnknownOption(..)));

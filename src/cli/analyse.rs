@@ -1,12 +1,13 @@
 //! `damone analyse`: one search of a position by any player that searches,
 //! printing its candidate moves (visits, prior, Q) and its WDL.
 
-use super::{parse_position, parse_variant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damone::game::{DrawRules, Game};
+use damone::game::interface::setup_or_start;
+use damone::game::{DrawRules, Game, GameKind};
 use damone::mcts::Budget;
-use damone::player::factory_on;
+use damone::player::{factory_on, game_of_players};
+use damone::run::RunGame;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -18,7 +19,11 @@ pub struct AnalyseArgs {
     /// Position in FEN (default: the variant's start position).
     #[arg(long)]
     pub fen: Option<String>,
-    /// Rules variant.
+    /// The game: damone or italian; default: the player network's game,
+    /// else damone.
+    #[arg(long, value_name = "damone|italian")]
+    pub game: Option<GameKind>,
+    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
     /// Simulations (default: the player's own budget).
@@ -35,15 +40,21 @@ pub struct AnalyseArgs {
 }
 
 pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
-    let variant = parse_variant(&a.variant)?;
-    let game = Game::new(parse_position(a.fen.as_deref(), variant)?, DrawRules::default());
+    let kind = game_of_players([a.player.as_str()], a.game)?;
+    damone::with_game!(kind, P => analyse::<P>(&a))
+}
+
+/// The search of the position in the game `P`, printed.
+fn analyse<P: RunGame>(a: &AnalyseArgs) -> Result<()> {
+    let start: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
+    let game = Game::new(start, DrawRules::default());
     if let Some(o) = game.outcome() {
         println!("{}", o.over_message());
         return Ok(());
     }
     let device = a.device.for_players([a.player.as_str()])?;
     let mut p =
-        factory_on(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
+        factory_on::<P>(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
     let budget = match (a.sims, a.movetime) {
         (Some(0), _) | (_, Some(0)) => bail!("--sims and --movetime must be at least 1"),
         (Some(n), _) => Some(Budget::Simulations(n)),
@@ -68,7 +79,7 @@ pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
         println!(
             "{:>3}  {:<14} {:>7} {:>7.3} {:>7}",
             i + 1,
-            l.mv.to_string(),
+            start.move_text(&l.mv),
             l.visits,
             l.prior,
             q
@@ -81,7 +92,7 @@ pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
         r.wdl.draw,
         r.wdl.loss,
         r.simulations,
-        r.best
+        start.move_text(&r.best)
     );
     Ok(())
 }

@@ -4,8 +4,9 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use damone::engine_protocol::EngineSession;
-use damone::game::Variant;
-use damone::player::open_on;
+use damone::game::GameKind;
+use damone::player::{game_of_players, open_on};
+use damone::run::RunGame;
 
 #[derive(Args, Debug)]
 pub struct EngineArgs {
@@ -13,7 +14,12 @@ pub struct EngineArgs {
     /// spec (net:PATH, mcts:sims=N, alphabeta:depth=N, random).
     #[arg(long, default_value = "alphabeta:depth=6")]
     pub player: String,
-    /// Rules variant for `position startpos` and FENs.
+    /// The game: damone or italian; default: the player network's game,
+    /// else damone.
+    #[arg(long, value_name = "damone|italian")]
+    pub game: Option<GameKind>,
+    /// Rules variant for `position startpos` and FENs: standard, or for
+    /// Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
     #[command(flatten)]
@@ -21,10 +27,16 @@ pub struct EngineArgs {
 }
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
-    let variant: Variant = a.variant.parse()?;
+    let game = game_of_players([a.player.as_str()], a.game)?;
+    damone::with_game!(game, P => engine::<P>(&a))
+}
+
+/// The protocol over stdin/stdout in the game `P`.
+fn engine<P: RunGame>(a: &EngineArgs) -> Result<()> {
+    let variant = P::variant_named(&a.variant).map_err(anyhow::Error::msg)?;
     let device = a.device.for_players([a.player.as_str()])?;
     let (make, header) =
-        open_on(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?;
+        open_on::<P>(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?;
     // A network player's own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();
     let mut session = EngineSession::new(make(1), variant, rules);

@@ -15,7 +15,6 @@ mod train;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use damone::game::{Position, Variant};
 use damone::net::{ComputeDevice, DeviceChoice};
 
 /// Damone: rules engine, search bots, self-play training and play.
@@ -131,19 +130,6 @@ pub struct GameOpt {
     /// The game: damone (the default) or italian (Italian draughts).
     #[arg(long, default_value = "damone", value_name = "damone|italian")]
     pub game: damone::game::GameKind,
-}
-
-/// Parse a variant name.
-pub fn parse_variant(name: &str) -> Result<Variant> {
-    Ok(name.parse::<Variant>()?)
-}
-
-/// The position given by `--fen` (or the variant's start).
-pub fn parse_position(fen: Option<&str>, variant: Variant) -> Result<Position> {
-    match fen {
-        None => Ok(Position::start(variant)),
-        Some(f) => Position::from_fen(f, variant).with_context(|| format!("invalid FEN '{}'", clip(f, 80))),
-    }
 }
 
 pub use damone::util::{clip, next_line};

@@ -144,8 +144,11 @@ fn play<P: RunGame>(a: PlayArgs) -> Result<()> {
     // The game is saved however the loop ends (end of input, quit, an
     // output error).
     let played = play_loop(&a, &mut versus, &mut bot, &make, &mut out);
-    atomic_write(&a.pdn, versus.pdn(&format!("{} play", P::KIND), "human").as_bytes())
-        .with_context(|| format!("cannot write {}", a.pdn.display()))?;
+    atomic_write(
+        &a.pdn,
+        versus.pdn(&format!("{} play", P::KIND), "human").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", a.pdn.display()))?;
     let _ = writeln!(out, "game saved to {}", a.pdn.display());
     played
 }
@@ -172,7 +175,12 @@ fn play_loop<P: RunGame>(
     while versus.outcome().is_none() {
         if versus.engines_turn() {
             let m = bot.choose(versus.game());
-            writeln!(out, "{} plays {}", bot.name(), versus.game().position().move_text(&m))?;
+            writeln!(
+                out,
+                "{} plays {}",
+                bot.name(),
+                versus.game().position().move_text(&m)
+            )?;
             versus.play_engine(&m);
             bot.observe(&m);
             show = true;
