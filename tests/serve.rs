@@ -241,6 +241,76 @@ async fn websocket_game_against_a_tiny_network() {
     ws.close(None).await.unwrap();
 }
 
+/// An Italian draughts page: the board of men in the federation's
+/// places, moves in its numbers, the engine's reply, a king drawn as one.
+#[tokio::test]
+async fn websocket_italian_game() {
+    let cfg = ServeConfig {
+        game: damone::game::GameKind::Italian,
+        max_sims: 64,
+        ..Default::default()
+    };
+    let addr = start_server(cfg).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        .await
+        .unwrap();
+    send(
+        &mut ws,
+        json!({"type": "new", "opponent": "alphabeta:depth=2", "color": "white"}),
+    )
+    .await;
+    let st = next(&mut ws, "state").await;
+    assert_eq!(st["game"], "italian");
+    let board = st["board"].as_array().unwrap();
+    assert_eq!(board.len(), 24);
+    assert!(board
+        .iter()
+        .any(|p| p["sq"] == "h1" && p["rank"] == "man" && p["color"] == "white"));
+    let texts: Vec<&str> = st["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 7);
+    assert!(texts.contains(&"22-18"), "{texts:?}");
+    let m = st["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["text"] == "22-18")
+        .unwrap();
+    assert_eq!(
+        (m["from"].as_str(), m["path"][0].as_str()),
+        (Some("d3"), Some("c4"))
+    );
+    send(&mut ws, json!({"type": "move", "move": "f3-e4"})).await;
+    assert!(next(&mut ws, "error").await["message"]
+        .as_str()
+        .unwrap()
+        .contains("not a square number"));
+    send(&mut ws, json!({"type": "move", "move": "22-18"})).await;
+    let mut st = next(&mut ws, "state").await;
+    while st["history"].as_array().unwrap().len() < 2 {
+        st = next(&mut ws, "state").await;
+    }
+    assert_eq!(st["history"][0], "22-18");
+    assert!(st["pdn"].as_str().unwrap().contains("[Variant \"italian\"]"));
+    // A position with a king.
+    send(
+        &mut ws,
+        json!({"type": "new", "opponent": "random", "color": "white", "fen": "W:WK14,22:B3"}),
+    )
+    .await;
+    let st = next(&mut ws, "state").await;
+    assert!(st["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["rank"] == "king" && p["sq"] == "d5"));
+    ws.close(None).await.unwrap();
+}
+
 /// The browser test, in a real headless Chromium. It needs Debian's
 /// chromium and chromium-driver, so it is ignored by default; `.ci/run`
 /// installs them and runs it with `--ignored`, where a missing browser is

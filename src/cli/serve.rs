@@ -11,7 +11,11 @@ pub struct ServeArgs {
     /// A run folder (checkpoints/<run>) to watch and to take opponents from.
     #[arg(long)]
     pub run: Option<PathBuf>,
-    /// A folder of exported player files (*.dmp) to offer as opponents.
+    /// The game: damone or italian; default: the run's game, else damone.
+    #[arg(long, value_name = "damone|italian")]
+    pub game: Option<damone::game::GameKind>,
+    /// A folder of exported player files (*.dmp) of the game to offer as
+    /// opponents.
     #[arg(long)]
     pub players: Option<PathBuf>,
     /// Address to listen on (loopback by default: only this machine).
@@ -25,12 +29,17 @@ pub struct ServeArgs {
 }
 
 pub fn run_serve(a: ServeArgs) -> Result<()> {
+    let mut game = a.game.unwrap_or_default();
     if let Some(r) = &a.run {
         if !r.is_dir() {
             bail!(
                 "--run {} is not a folder (expected checkpoints/<run>)",
                 r.display()
             );
+        }
+        // The run's game once it has a checkpoint (a run just started has none yet).
+        if !damone::run::RunDir::new(r).checkpoints().is_empty() {
+            game = damone::player::game_of_players([r.display().to_string().as_str()], a.game)?;
         }
     }
     if let Some(p) = &a.players {
@@ -42,6 +51,7 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
         bail!("--max-sims must be at least 1");
     }
     let cfg = ServeConfig {
+        game,
         run: a.run,
         players_dir: a.players,
         max_sims: a.max_sims,

@@ -216,6 +216,10 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// The piece on a cell: its colour and kind (an index into
     /// `PIECE_KINDS`); None for an empty or unplayable cell.
     fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)>;
+    /// The cells a move passes through as a person clicks it: its start,
+    /// then each landing cell of a capture or the end of a step (file and
+    /// rank 0-based from a1).
+    fn move_path(m: &Self::Move) -> Vec<(i32, i32)>;
 }
 
 /// Run `$body` with `$P` bound to the position type of the game `$kind`:

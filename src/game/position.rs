@@ -740,6 +740,9 @@ impl super::interface::GamePosition for Position {
     fn playable(file: i32, rank: i32) -> bool {
         Square::from_coords(file, rank).is_some()
     }
+    fn move_path(m: &Move) -> Vec<(i32, i32)> {
+        super::types::click_path(m.from(), m.landings(), m.to())
+    }
     fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
         let p = self.piece_at(Square::from_coords(file, rank)?)?;
         Some((p.color, p.rank.index()))

@@ -280,6 +280,20 @@ pub fn shift(b: Bitboard, dir: Dir) -> Bitboard {
     }
 }
 
+/// The cells a person clicks for a diagonal move: its start, then each
+/// landing square of a capture (`landings`), or the end square of a step
+/// (no landings).
+pub fn click_path(from: Square, landings: impl Iterator<Item = Square>, to: Square) -> Vec<(i32, i32)> {
+    let mut cells: Vec<(i32, i32)> = std::iter::once(from)
+        .chain(landings)
+        .map(|s| (s.file(), s.rank()))
+        .collect();
+    if cells.len() == 1 {
+        cells.push((to.file(), to.rank()));
+    }
+    cells
+}
+
 /// One step of the SplitMix64 generator: (next state, output). The games'
 /// Zobrist keys are drawn with it at compile time.
 pub const fn splitmix(state: u64) -> (u64, u64) {

@@ -19,7 +19,7 @@
 mod play;
 mod watch;
 
-use crate::game::{Position, Rank, Square};
+use crate::game::{GameKind, GamePosition};
 use crate::net::ComputeDevice;
 use crate::run::RunDir;
 use axum::extract::State;
@@ -45,6 +45,9 @@ pub const MAX_MESSAGE: usize = 16 * 1024;
 /// What the server serves.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
+    /// The game the page plays (a run's game; Damone by default): only
+    /// player files of this game are offered.
+    pub game: GameKind,
     /// A run folder to watch and take checkpoints from.
     pub run: Option<PathBuf>,
     /// A folder of exported player files (`*.dmp`) to offer as opponents.
@@ -60,6 +63,7 @@ pub struct ServeConfig {
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
+            game: GameKind::Damone,
             run: None,
             players_dir: None,
             max_sims: 4000,
@@ -157,6 +161,10 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
             let mut files: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "dmp"))
+                .filter(|p| {
+                    let spec = format!("net:{}", p.display());
+                    matches!(crate::player::game_of_spec(&spec), Ok(Some(g)) if g == cfg.game)
+                })
                 .collect();
             files.sort();
             for f in files {
@@ -183,15 +191,17 @@ async fn players(State(st): State<Arc<AppState>>) -> Json<Vec<PlayerEntry>> {
     Json(player_list(&st.cfg))
 }
 
-/// The position as the page draws it.
-fn board(pos: &Position) -> Vec<Value> {
-    Square::all()
-        .filter_map(|sq| {
-            pos.piece_at(sq).map(|p| {
+/// The position as the page draws it: each piece's cell, colour and kind
+/// (Damone's pedina, dama, damone; Italian's man, king).
+fn board<P: GamePosition>(pos: &P) -> Vec<Value> {
+    (0..8)
+        .flat_map(|rank| (0..8).map(move |file| (file, rank)))
+        .filter_map(|(file, rank)| {
+            pos.piece_on(file, rank).map(|(color, kind)| {
                 json!({
-                    "sq": sq.to_string(),
-                    "color": p.color.name(),
-                    "rank": match p.rank { Rank::Pedina => "pedina", Rank::Dama => "dama", Rank::Damone => "damone" },
+                    "sq": play::cell_name(file, rank),
+                    "color": color.name(),
+                    "rank": P::PIECE_KINDS[kind],
                 })
             })
         })

@@ -4,9 +4,10 @@
 
 use super::{board, player_list, AppState, MAX_MESSAGE};
 use crate::arena::{parse_color, Player, PlayerFactory, VersusGame};
-use crate::game::{Color, DrawRules, Game, Move, Outcome, Position, Variant};
+use crate::game::{Color, DrawRules, Game, GamePosition, Outcome};
 use crate::mcts::Budget;
 use crate::player;
+use crate::run::RunGame;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
@@ -18,7 +19,9 @@ use tokio::sync::mpsc;
 
 pub(super) async fn ws_upgrade(ws: WebSocketUpgrade, State(st): State<Arc<AppState>>) -> Response {
     ws.max_message_size(4 * MAX_MESSAGE)
-        .on_upgrade(move |socket| session(socket, st))
+        .on_upgrade(move |socket| async move {
+            crate::with_game!(st.cfg.game, P => session::<P>(socket, st).await)
+        })
 }
 
 /// A message from the page.
@@ -50,17 +53,17 @@ enum ClientMsg {
 }
 
 /// What a worker sends back to the session.
-enum Update {
+enum Update<P: GamePosition> {
     /// The engine's move, its value for the side that moved, and the player back.
-    Reply(Box<dyn Player>, Move, Option<[f32; 3]>),
+    Reply(Box<dyn Player<P>>, P::Move, Option<[f32; 3]>),
     /// Analysis so far; `done` with the analyst back.
-    Analysis(Value, Option<Box<dyn Player>>),
+    Analysis(Value, Option<Box<dyn Player<P>>>),
 }
 
-struct Session {
-    versus: VersusGame,
-    bot: Option<Box<dyn Player>>,
-    analyst: Option<Box<dyn Player>>,
+struct Session<P: GamePosition> {
+    versus: VersusGame<P>,
+    bot: Option<Box<dyn Player<P>>>,
+    analyst: Option<Box<dyn Player<P>>>,
     /// The engine's value (White's view: win minus loss) after each of its moves, by ply.
     values: Vec<(usize, f32)>,
     cancel: Arc<AtomicBool>,
@@ -76,9 +79,9 @@ fn err_msg(text: impl std::fmt::Display) -> Message {
     msg(json!({ "type": "error", "message": t }))
 }
 
-async fn session(mut socket: WebSocket, st: Arc<AppState>) {
-    let (tx, mut rx) = mpsc::channel::<Update>(16);
-    let mut s: Option<Session> = None;
+async fn session<P: RunGame>(mut socket: WebSocket, st: Arc<AppState>) {
+    let (tx, mut rx) = mpsc::channel::<Update<P>>(16);
+    let mut s: Option<Session<P>> = None;
     loop {
         tokio::select! {
             incoming = socket.recv() => {
@@ -115,46 +118,52 @@ async fn session(mut socket: WebSocket, st: Arc<AppState>) {
     }
 }
 
-fn move_json(m: &Move) -> Value {
-    let path: Vec<String> = if m.is_capture() {
-        m.landings().map(|s| s.to_string()).collect()
-    } else {
-        vec![m.to().to_string()]
-    };
-    json!({ "text": m.to_string(), "from": m.from().to_string(), "path": path })
+/// A move as the page clicks it: its text, its start and the cells after.
+fn move_json<P: GamePosition>(pos: &P, m: &P::Move) -> Value {
+    let cells: Vec<String> = P::move_path(m)
+        .into_iter()
+        .map(|(f, r)| cell_name(f, r))
+        .collect();
+    json!({ "text": pos.move_text(m), "from": cells[0], "path": cells[1..] })
+}
+
+/// `a1`..`h8`.
+pub(super) fn cell_name(file: i32, rank: i32) -> String {
+    format!("{}{}", (b'a' + file as u8) as char, rank + 1)
 }
 
 fn over_json(o: &Outcome) -> Value {
     json!({ "result": o.pdn_result(), "reason": o.reason.name() })
 }
 
-fn state_msg(s: &Session) -> Message {
+fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
     let v = &s.versus;
     let pos = v.game().position();
     let outcome = v.outcome();
     let moves: Vec<Value> = if v.humans_turn() {
-        pos.legal_moves().iter().map(move_json).collect()
+        pos.legal_moves().iter().map(|m| move_json(pos, m)).collect()
     } else {
         Vec::new()
     };
     msg(json!({
         "type": "state",
-        "fen": pos.to_fen(),
+        "game": P::KIND.name(),
+        "fen": pos.to_setup(),
         "board": board(pos),
         "side": pos.side_to_move().name(),
         "you": v.human().name(),
         "opponent": v.opponent(),
         "moves": moves,
-        "history": v.game().moves().iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        "history": crate::arena::tournament::move_texts(v.game()),
         "values": s.values.iter().map(|(ply, v)| json!([ply, v])).collect::<Vec<_>>(),
         "over": outcome.as_ref().map(over_json),
-        "pdn": v.pdn("damone serve", "you"),
+        "pdn": v.pdn(&format!("{} serve", P::KIND), "you"),
         "thinking": s.busy,
     }))
 }
 
 /// Start the engine's reply if it is the engine's turn.
-async fn maybe_reply(s: &mut Session, st: &Arc<AppState>, tx: &mpsc::Sender<Update>) {
+async fn maybe_reply<P: RunGame>(s: &mut Session<P>, st: &Arc<AppState>, tx: &mpsc::Sender<Update<P>>) {
     if s.busy || !s.versus.engines_turn() {
         return;
     }
@@ -173,11 +182,11 @@ async fn maybe_reply(s: &mut Session, st: &Arc<AppState>, tx: &mpsc::Sender<Upda
     });
 }
 
-async fn handle(
+async fn handle<P: RunGame>(
     text: &str,
-    s: &mut Option<Session>,
+    s: &mut Option<Session<P>>,
     st: &Arc<AppState>,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
 ) -> Vec<Message> {
     if text.len() > MAX_MESSAGE {
         return vec![err_msg(format!(
@@ -209,10 +218,10 @@ async fn handle(
 
 /// `new`: a game against a listed opponent; the engine moves first when
 /// the user plays Black.
-async fn new_game(
-    s: &mut Option<Session>,
+async fn new_game<P: RunGame>(
+    s: &mut Option<Session<P>>,
     st: &Arc<AppState>,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
     opponent: String,
     color: &str,
     fen: Option<String>,
@@ -228,16 +237,16 @@ async fn new_game(
         ));
     }
     let start = match fen.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
-        None => Position::start(Variant::Standard),
-        Some(f) => Position::from_fen(f, Variant::Standard).map_err(|e| format!("bad FEN: {e}"))?,
+        None => P::start(Default::default()),
+        Some(f) => P::from_setup(f, Default::default()).map_err(|e| format!("bad FEN: {e}"))?,
     };
-    let (make, header) = open_player(&opponent, st).await?;
+    let (make, header) = open_player::<P>(&opponent, st).await?;
     let rules = header.as_ref().map(|h| h.rules).unwrap_or(DrawRules::default());
     // A network analyses with itself; the other players with rollout MCTS.
-    let analyst: Box<dyn Player> = if header.is_some() {
+    let analyst: Box<dyn Player<P>> = if header.is_some() {
         make(2)
     } else {
-        player::factory("mcts:sims=400").map_err(|e| e.to_string())?(2)
+        player::factory::<P>("mcts:sims=400").map_err(|e| e.to_string())?(2)
     };
     let sess = s.insert(Session {
         versus: VersusGame::new(start, rules, human, opponent),
@@ -252,10 +261,10 @@ async fn new_game(
 }
 
 /// Load a player off the async runtime (a network's weights are read from disk).
-async fn open_player(
+async fn open_player<P: RunGame>(
     spec: &str,
     st: &Arc<AppState>,
-) -> Result<(PlayerFactory, Option<player::PlayerHeader>), String> {
+) -> Result<(PlayerFactory<P>, Option<player::PlayerHeader>), String> {
     let spec = spec.to_string();
     let device = st.cfg.device.clone();
     tokio::task::spawn_blocking(move || player::open_on(&spec, &device).map_err(|e| e.to_string()))
@@ -264,10 +273,10 @@ async fn open_player(
 }
 
 /// `move`: the user's move, then the engine's reply is started.
-async fn human_move(
-    s: &mut Option<Session>,
+async fn human_move<P: RunGame>(
+    s: &mut Option<Session<P>>,
     st: &Arc<AppState>,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
     text: &str,
 ) -> Result<Option<Message>, String> {
     let sess = s.as_mut().ok_or("no game: send {\"type\":\"new\",...} first")?;
@@ -283,7 +292,7 @@ async fn human_move(
 }
 
 /// `undo`: take back the user's last move and the reply to it.
-fn undo(s: &mut Option<Session>) -> Result<Option<Message>, String> {
+fn undo<P: GamePosition>(s: &mut Option<Session<P>>) -> Result<Option<Message>, String> {
     let sess = s.as_mut().ok_or("no game to undo")?;
     if sess.busy {
         return Err("wait for the engine's move".into());
@@ -296,10 +305,10 @@ fn undo(s: &mut Option<Session>) -> Result<Option<Message>, String> {
 
 /// `analyse`: stream the analyst's search in 8 rounds of growing budget,
 /// up to `sims` (capped by the server's `max_sims`).
-async fn start_analysis(
-    s: &mut Option<Session>,
+async fn start_analysis<P: RunGame>(
+    s: &mut Option<Session<P>>,
     st: &Arc<AppState>,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
     sims: Option<u32>,
 ) -> Result<(), String> {
     let sess = s.as_mut().ok_or("no game to analyse")?;
@@ -322,12 +331,12 @@ async fn start_analysis(
 
 /// The analysis rounds on a blocking worker; the analyst goes back with
 /// the last update.
-fn stream_analysis(
-    mut analyst: Box<dyn Player>,
-    game: &Game,
+fn stream_analysis<P: GamePosition>(
+    mut analyst: Box<dyn Player<P>>,
+    game: &Game<P>,
     total: u32,
     cancel: &AtomicBool,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
 ) {
     const ROUNDS: u32 = 8;
     let step = total.div_ceil(ROUNDS);
@@ -338,7 +347,7 @@ fn stream_analysis(
         analyst.set_budget(Some(Budget::Simulations(n)));
         let Some(a) = analyst.analyse(game) else { break };
         done += n;
-        last = analysis_json(&a, done, false);
+        last = analysis_json(game.position(), &a, done, false);
         if tx.blocking_send(Update::Analysis(last.clone(), None)).is_err() {
             return;
         }
@@ -350,13 +359,18 @@ fn stream_analysis(
     let _ = tx.blocking_send(Update::Analysis(last, Some(analyst)));
 }
 
-fn analysis_json(a: &crate::arena::Analysis, sims: u32, done: bool) -> Value {
+fn analysis_json<P: GamePosition>(
+    pos: &P,
+    a: &crate::arena::Analysis<P::Move>,
+    sims: u32,
+    done: bool,
+) -> Value {
     let lines: Vec<Value> = a
         .lines
         .iter()
         .take(8)
         .map(|l| {
-            let mut m = move_json(&l.mv);
+            let mut m = move_json(pos, &l.mv);
             if let Value::Object(o) = &mut m {
                 o.insert("visits".into(), json!(l.visits));
                 o.insert("prior".into(), json!(l.prior));
@@ -369,17 +383,17 @@ fn analysis_json(a: &crate::arena::Analysis, sims: u32, done: bool) -> Value {
         "type": "analysis",
         "lines": lines,
         "wdl": [a.wdl.win, a.wdl.draw, a.wdl.loss],
-        "best": a.best.to_string(),
+        "best": pos.move_text(&a.best),
         "sims": sims,
         "done": done,
     })
 }
 
-async fn apply_update(
-    update: Update,
-    s: &mut Option<Session>,
+async fn apply_update<P: RunGame>(
+    update: Update<P>,
+    s: &mut Option<Session<P>>,
     st: &Arc<AppState>,
-    tx: &mpsc::Sender<Update>,
+    tx: &mpsc::Sender<Update<P>>,
 ) -> Vec<Message> {
     let Some(sess) = s.as_mut() else { return Vec::new() };
     match update {

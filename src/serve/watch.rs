@@ -2,7 +2,8 @@
 //! the live self-play game as server-sent events (`/api/run/events`).
 
 use super::{board, error, AppState};
-use crate::game::{Position, Variant};
+use crate::game::interface::parse_stored_variant;
+use crate::game::{GameKind, GamePosition};
 use crate::player::rate::RatingRow;
 use crate::run::{read_rows, EvalRow, Metrics, RunDir};
 use axum::extract::State;
@@ -43,11 +44,28 @@ fn read_live(run: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(run.join("live.json")).ok()?;
     let live: Value = serde_json::from_str(&text).ok()?;
     let fen = live.get("fen")?.as_str()?;
-    let variant: Variant = live.get("variant")?.as_str()?.parse().ok()?;
-    let pos = Position::from_fen(fen, variant).ok()?;
-    Some(
-        json!({ "fen": fen, "board": board(&pos), "ply": live.get("ply"), "iteration": live.get("iteration") }),
-    )
+    let variant = live.get("variant")?.as_str()?;
+    // Files written before there were other games have no "game": Damone.
+    let game: GameKind = live
+        .get("game")
+        .and_then(Value::as_str)
+        .unwrap_or("damone")
+        .parse()
+        .ok()?;
+    let board = crate::with_game!(game, P => live_board::<P>(fen, variant)?);
+    Some(json!({
+        "game": game.name(),
+        "fen": fen,
+        "board": board,
+        "ply": live.get("ply"),
+        "iteration": live.get("iteration"),
+    }))
+}
+
+/// The board of the live game's position, if its FEN reads in its game.
+fn live_board<P: GamePosition>(fen: &str, variant: &str) -> Option<Vec<Value>> {
+    let variant = parse_stored_variant::<P>(variant).ok()?;
+    Some(board(&P::from_setup(fen, variant).ok()?))
 }
 
 /// New metrics and evaluation rows as server-sent events (id = the

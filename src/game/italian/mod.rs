@@ -103,6 +103,9 @@ impl GamePosition for Position {
     fn playable(file: i32, rank: i32) -> bool {
         super::Square::from_coords(file, rank).is_some()
     }
+    fn move_path(m: &Move) -> Vec<(i32, i32)> {
+        super::types::click_path(m.from(), m.landings(), m.to())
+    }
     fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
         let p = self.piece_at(super::Square::from_coords(file, rank)?)?;
         Some((p.color, p.king as usize))

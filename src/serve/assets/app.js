@@ -30,14 +30,17 @@ function drawPiece(g, p, flip) {
   const grp = el("g", { class: `piece piece-${p.rank}`, "data-sq": p.sq, "data-rank": p.rank, "data-color": p.color }, g);
   el("circle", { cx, cy, r: 19, class: `piece-${p.color}` }, grp);
   const mark = `mark-${p.color}`;
-  if (p.rank === "dama" || p.rank === "damone") el("circle", { cx, cy, r: 12, class: mark }, grp);
+  // Damone's Dama and Italian draughts' king: a crowned disc.
+  if (p.rank === "dama" || p.rank === "damone" || p.rank === "king") el("circle", { cx, cy, r: 12, class: mark }, grp);
   if (p.rank === "damone") {
     // A crown: three points above a band.
     el("path", { d: `M${cx - 8} ${cy + 5} L${cx - 8} ${cy - 4} L${cx - 4} ${cy + 1} L${cx} ${cy - 7} L${cx + 4} ${cy + 1} L${cx + 8} ${cy - 4} L${cx + 8} ${cy + 5} Z`, class: mark }, grp);
   }
 }
 
-function drawBoard(svg, pieces, flip, interactive) {
+// `game` "italian" numbers the dark squares as the Italian federation
+// does: 1 on a8, left to right and down the board, 32 on h1.
+function drawBoard(svg, pieces, flip, interactive, game) {
   svg.innerHTML = "";
   for (let r = 0; r < 8; r++) {
     for (let f = 0; f < 8; f++) {
@@ -46,6 +49,9 @@ function drawBoard(svg, pieces, flip, interactive) {
       const dark = (f + r) % 2 === 1;
       const rect = el("rect", { x, y, width: SQ, height: SQ, class: dark ? "sq-dark" : "sq-light", "data-sq": sq }, svg);
       if (interactive) rect.addEventListener("click", () => clickSquare(sq));
+      if (dark && game === "italian") {
+        el("text", { x: x + 3, y: y + 11, class: "sq-number" }, svg).textContent = String((7 - r) * 4 + Math.floor(f / 2) + 1);
+      }
     }
   }
   for (let i = 0; i < 8; i++) {
@@ -68,7 +74,7 @@ function flipped() { return state && state.you === "black"; }
 function render() {
   if (!state) return;
   const svg = $("board");
-  drawBoard(svg, state.board, flipped(), true);
+  drawBoard(svg, state.board, flipped(), true, state.game);
   // Selection and targets.
   if (selection) {
     mark(selection.steps.length ? selection.steps[selection.steps.length - 1] : selection.from, "selected");
@@ -315,7 +321,7 @@ function addIteration(d) {
 
 function drawLive(live) {
   if (!live) return;
-  drawBoard($("live"), live.board, false, false);
+  drawBoard($("live"), live.board, false, false, live.game);
   $("live-caption").textContent = `iteration ${live.iteration}, ply ${live.ply}: ${live.fen}`;
 }
 
