@@ -6,6 +6,7 @@ use clap::Args;
 use damone::game::interface::setup_or_start;
 use damone::game::{DrawRules, Game, GameKind};
 use damone::mcts::Budget;
+use damone::net::ComputeDevice;
 use damone::player::{factory_on, game_of_players};
 use damone::run::RunGame;
 use std::time::Duration;
@@ -40,21 +41,21 @@ pub struct AnalyseArgs {
 }
 
 pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
+    let device = a.device.for_players([a.player.as_str()])?;
     let kind = game_of_players([a.player.as_str()], a.game)?;
-    damone::with_game!(kind, P => analyse::<P>(&a))
+    damone::with_game!(kind, P => analyse::<P>(&a, &device))
 }
 
 /// The search of the position in the game `P`, printed.
-fn analyse<P: RunGame>(a: &AnalyseArgs) -> Result<()> {
+fn analyse<P: RunGame>(a: &AnalyseArgs, device: &ComputeDevice) -> Result<()> {
     let start: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
     let game = Game::new(start, DrawRules::default());
     if let Some(o) = game.outcome() {
         println!("{}", o.over_message());
         return Ok(());
     }
-    let device = a.device.for_players([a.player.as_str()])?;
     let mut p =
-        factory_on::<P>(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
+        factory_on::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
     let budget = match (a.sims, a.movetime) {
         (Some(0), _) | (_, Some(0)) => bail!("--sims and --movetime must be at least 1"),
         (Some(n), _) => Some(Budget::Simulations(n)),

@@ -8,6 +8,7 @@ use damone::cluster::{
     Taken,
 };
 use damone::net::DeviceChoice;
+use damone::run::RunGame;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -125,7 +126,15 @@ pub struct LearnerArgs {
 pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
     let store = a.store.open()?;
     let name = store.name().to_string();
-    let (mut learner, had_run) = Learner::open_run(store, a.config.as_deref(), &a.sets, a.device)
+    let game = Learner::game_to_open(&store, a.config.as_deref(), &a.sets)
+        .with_context(|| format!("learner on {name}"))?;
+    damone::with_game!(game, P => learn::<P>(&a, store))
+}
+
+/// The learner of the game `P` on `store`, its events printed.
+fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store) -> Result<()> {
+    let name = store.name().to_string();
+    let (mut learner, had_run) = Learner::<P>::open_run(store, a.config.as_deref(), &a.sets, a.device)
         .with_context(|| format!("learner on {name}"))?;
     if had_run && a.config.is_some() {
         eprintln!("note: {name} already holds a run; its run.toml is used, not --config");

@@ -27,16 +27,16 @@ pub struct EngineArgs {
 }
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
+    let device = a.device.for_players([a.player.as_str()])?;
     let game = game_of_players([a.player.as_str()], a.game)?;
-    damone::with_game!(game, P => engine::<P>(&a))
+    damone::with_game!(game, P => engine::<P>(&a, &device))
 }
 
 /// The protocol over stdin/stdout in the game `P`.
-fn engine<P: RunGame>(a: &EngineArgs) -> Result<()> {
+fn engine<P: RunGame>(a: &EngineArgs, device: &damone::net::ComputeDevice) -> Result<()> {
     let variant = P::variant_named(&a.variant).map_err(anyhow::Error::msg)?;
-    let device = a.device.for_players([a.player.as_str()])?;
     let (make, header) =
-        open_on::<P>(&a.player, &device).with_context(|| format!("cannot open player '{}'", a.player))?;
+        open_on::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
     // A network player's own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();
     let mut session = EngineSession::new(make(1), variant, rules);

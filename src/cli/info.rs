@@ -62,8 +62,8 @@ pub fn run_info(a: InfoArgs) -> Result<()> {
     let loaded = LoadedNet::load(p)?;
     let h = &loaded.header;
     println!(
-        "player: format version {}, input encoding version {}, variant {}",
-        h.format_version, h.encoding_version, h.variant
+        "player: format version {}, input encoding version {}, game {}, variant {}",
+        h.format_version, h.encoding_version, h.game, h.variant
     );
     println!("model: {}", h.model.describe());
     println!(

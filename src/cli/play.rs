@@ -125,17 +125,17 @@ board, resign, help, quit"
 }
 
 pub fn run_play(a: PlayArgs) -> Result<()> {
+    let device = a.device.for_players([a.opponent.as_str()])?;
     let game = game_of_players([a.opponent.as_str()], a.game)?;
-    damone::with_game!(game, P => play::<P>(a))
+    damone::with_game!(game, P => play::<P>(a, &device))
 }
 
 /// The game at the terminal in the game `P`, saved at the end.
-fn play<P: RunGame>(a: PlayArgs) -> Result<()> {
+fn play<P: RunGame>(a: PlayArgs, device: &damone::net::ComputeDevice) -> Result<()> {
     let start: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
     let human = parse_color(&a.color).map_err(|e| anyhow::anyhow!("--color: {e}"))?;
-    let device = a.device.for_players([a.opponent.as_str()])?;
     let (make, header) =
-        open_on(&a.opponent, &device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
+        open_on(&a.opponent, device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
     let mut bot = make(a.seed);
     // A network opponent plays under its own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();

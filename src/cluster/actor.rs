@@ -7,9 +7,9 @@ use super::learner::{newest_model, store_config};
 use super::protocol::{sha256_hex, shard_key, weights_key, ModelRecord, Shard, DONE_KEY};
 use super::store::{Created, Store};
 use super::DistError;
-use crate::game::{to_pdn, PdnHeaders, Position};
+use crate::game::{to_pdn, PdnHeaders};
 use crate::net::{net_from_bytes, ComputeDevice, DeviceChoice, NetEvaluator};
-use crate::run::RunConfig;
+use crate::run::{RunConfig, RunGame};
 use crate::selfplay::SelfPlay;
 use crate::util::rng_stream;
 use rand::Rng as _;
@@ -108,7 +108,17 @@ pub fn run_actor(
     let Some((cfg, model)) = wait_for_run(store, opts, stop, on)? else {
         return Ok(0);
     };
-    let mut actor = Actor::new(store, opts, cfg, model, on)?;
+    crate::with_game!(cfg.game, P => play_shards(Actor::<P>::new(store, opts, cfg, model, on)?, opts, stop, on))
+}
+
+/// The actor's loop (see [`run_actor`]) in its run's game.
+fn play_shards<P: RunGame>(
+    mut actor: Actor<'_, P>,
+    opts: &ActorOptions,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(&ActorEvent),
+) -> Result<u64, DistError> {
+    let store = actor.store;
     let poll = Duration::from_secs_f64(actor.cfg.dist.poll_seconds);
     let mut written = 0u64;
     while !stop.load(Ordering::Relaxed) && opts.max_shards.is_none_or(|m| written < m) {
@@ -162,13 +172,13 @@ fn wait_for_run(
 }
 
 /// An actor at work: its name, its self-play, and the model it plays with.
-struct Actor<'s> {
+struct Actor<'s, P: RunGame> {
     store: &'s Store,
     cfg: RunConfig,
     name: String,
     compute: ComputeDevice,
     pool: rayon::ThreadPool,
-    selfplay: SelfPlay,
+    selfplay: SelfPlay<P>,
     /// Self-play's settings, with a shard's games per iteration.
     sp_cfg: crate::selfplay::SelfPlayConfig,
     seed: u64,
@@ -180,14 +190,14 @@ struct Actor<'s> {
     seq: u64,
 }
 
-impl<'s> Actor<'s> {
+impl<'s, P: RunGame> Actor<'s, P> {
     fn new(
         store: &'s Store,
         opts: &ActorOptions,
         cfg: RunConfig,
         model: ModelRecord,
         on: &mut dyn FnMut(&ActorEvent),
-    ) -> Result<Actor<'s>, DistError> {
+    ) -> Result<Actor<'s, P>, DistError> {
         let compute = ComputeDevice::select(opts.device.unwrap_or(cfg.device))?;
         let pool =
             crate::util::thread_pool(opts.threads.unwrap_or(cfg.threads)).map_err(DistError::Config)?;
@@ -201,7 +211,8 @@ impl<'s> Actor<'s> {
         sp_cfg.games_per_iteration = cfg.dist.games_per_shard;
         let stream = (opts.index as u64) << 32 | nonce as u64;
         let seed = rng_stream(cfg.seed, "actor", stream).random();
-        let mut selfplay = SelfPlay::new(&sp_cfg, Position::start(cfg.variant), cfg.rules, seed);
+        let variant = P::variant_named(cfg.variant.name()).map_err(DistError::Config)?;
+        let mut selfplay = SelfPlay::new(&sp_cfg, P::start(variant), cfg.rules, seed);
         selfplay.keep_finished_games();
         Ok(Actor {
             store,
@@ -263,7 +274,7 @@ impl<'s> Actor<'s> {
             on(&ActorEvent::Dropped { key, newest });
             return Ok(false);
         }
-        let shard = Shard {
+        let shard = Shard::<P> {
             model_version: version,
             actor: self.name.clone(),
             games: stats.games,
@@ -294,7 +305,7 @@ impl<'s> Actor<'s> {
             .enumerate()
             .map(|(i, (g, o))| {
                 let h = PdnHeaders {
-                    event: format!("damone self-play, model {version}"),
+                    event: format!("{} self-play, model {version}", P::KIND),
                     round: format!("{}", i + 1),
                     white: format!("model {version}"),
                     black: format!("model {version}"),

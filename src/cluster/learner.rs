@@ -8,8 +8,9 @@ use super::protocol::{
 use super::store::{Created, Store};
 use super::DistError;
 use crate::data::ReplayWindow;
+use crate::game::{GameKind, Position};
 use crate::net::ComputeDevice;
-use crate::run::{check_resumable, RunConfig};
+use crate::run::{check_resumable, RunConfig, RunGame};
 use crate::train::Trainer;
 use crate::util::rng_stream;
 use std::collections::BTreeMap;
@@ -38,16 +39,16 @@ pub enum LearnerEvent {
 }
 
 /// A learner bound to a store (see the module docs).
-pub struct Learner {
+pub struct Learner<P: RunGame = Position> {
     store: Store,
     cfg: RunConfig,
     compute: ComputeDevice,
     pool: Arc<rayon::ThreadPool>,
     trainer: Trainer,
-    window: ReplayWindow,
+    window: ReplayWindow<P>,
     state: LearnerState,
     /// Shards fetched but not trained on yet.
-    pending: Vec<(String, Shard)>,
+    pending: Vec<(String, Shard<P>)>,
     started: Instant,
     resumed: bool,
 }
@@ -123,7 +124,33 @@ fn claim_epoch(store: &Store) -> Result<u64, DistError> {
     }
 }
 
-impl Learner {
+/// The game of the run a store holds (its `run.toml`'s), or None when it
+/// holds none yet.
+pub fn store_game(store: &Store) -> Result<GameKind, DistError> {
+    Ok(match store_config(store)? {
+        Some(text) => parse_config(&text, &[])?.game,
+        None => GameKind::default(),
+    })
+}
+
+impl Learner<Position> {
+    /// The game of the learner [`Learner::open_run`] would open: the
+    /// store's run's, or the new run's config's.
+    pub fn game_to_open(
+        store: &Store,
+        config: Option<&std::path::Path>,
+        sets: &[String],
+    ) -> Result<GameKind, DistError> {
+        if store_config(store)?.is_some() {
+            return store_game(store);
+        }
+        Ok(RunConfig::load(config, sets)
+            .map_err(|e| DistError::Config(e.to_string()))?
+            .game)
+    }
+}
+
+impl<P: RunGame> Learner<P> {
     /// The learner of the run `store` holds, or of a new run from `config`
     /// (a file, or the embedded default when None) with `sets`. A store
     /// that already holds a run keeps its `run.toml`, and `sets` then change
@@ -134,7 +161,7 @@ impl Learner {
         config: Option<&std::path::Path>,
         sets: &[String],
         device: Option<crate::net::DeviceChoice>,
-    ) -> Result<(Learner, bool), DistError> {
+    ) -> Result<(Learner<P>, bool), DistError> {
         let fresh = RunConfig::load(config, sets).map_err(|e| DistError::Config(e.to_string()))?;
         let has_run = store_config(&store)?.is_some();
         let sets = if has_run { sets } else { &[] };
@@ -151,7 +178,7 @@ impl Learner {
         new_config: &RunConfig,
         sets: &[String],
         device: Option<crate::net::DeviceChoice>,
-    ) -> Result<Learner, DistError> {
+    ) -> Result<Learner<P>, DistError> {
         store.check_create_only()?;
         let text = match store_config(&store)? {
             Some(t) => t,
@@ -165,6 +192,14 @@ impl Learner {
             }
         };
         let mut cfg = parse_config(&text, sets)?;
+        if cfg.game != P::KIND {
+            return Err(DistError::Config(format!(
+                "{} holds a run of {}, not of {}",
+                store.name(),
+                cfg.game,
+                P::KIND
+            )));
+        }
         if let Some(d) = device {
             cfg.device = d;
         }

@@ -22,7 +22,7 @@ pub mod protocol;
 pub mod store;
 
 pub use actor::{run_actor, scheduler_index, ActorEvent, ActorOptions};
-pub use learner::{all_models, newest_model, Learner, LearnerEvent};
+pub use learner::{all_models, newest_model, store_game, Learner, LearnerEvent};
 pub use protocol::{LearnerState, ModelRecord, Shard, Taken};
 pub use store::{Created, Store, StoreError, StoreOptions};
 
@@ -196,7 +196,9 @@ pub fn bench_store(store: &Store, n: usize) -> Result<StoreBench, DistError> {
     let t = Instant::now();
     for k in &keys {
         let b = store.get(k)?.ok_or_else(|| DistError::Missing(k.clone()))?;
-        Shard::from_bytes(&b).map_err(|e| DistError::Corrupt(k.clone(), e.to_string()))?;
+        let game = store_game(store)?;
+        crate::with_game!(game, P => Shard::<P>::from_bytes(&b).map(|_| ()))
+            .map_err(|e| DistError::Corrupt(k.clone(), e.to_string()))?;
     }
     let get_ms = t.elapsed().as_secs_f64() * 1e3 / keys.len().max(1) as f64;
     for k in &keys {

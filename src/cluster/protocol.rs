@@ -28,6 +28,7 @@
 //! 0 used, 1 stale, 2 corrupt), then the SHA-256 of everything before.
 
 use crate::data::{read_sample, write_sample, Sample, SampleLayout};
+use crate::game::{GamePosition, Position};
 use crate::net::ENCODING_VERSION;
 use crate::util::bin::{BinError, Reader, Writer};
 use serde::{Deserialize, Serialize};
@@ -140,12 +141,12 @@ impl ModelRecord {
 
 /// The games of one actor under one model.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shard {
+pub struct Shard<P: GamePosition = Position> {
     pub model_version: u64,
     pub actor: String,
     pub games: u32,
     pub plies: u64,
-    pub samples: Vec<Sample>,
+    pub samples: Vec<Sample<P>>,
     /// The games as PDN.
     pub pdn: String,
 }
@@ -178,7 +179,7 @@ fn unseal<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a [u8], BinError>
     Ok(body)
 }
 
-impl Shard {
+impl<P: GamePosition> Shard<P> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::header(SHARD_MAGIC, SHARD_VERSION);
         w.u32(ENCODING_VERSION);
@@ -194,7 +195,7 @@ impl Shard {
         seal(w)
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Shard, BinError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Shard<P>, BinError> {
         let body = unseal(bytes, "game shard")?;
         let mut r = Reader::new(body, "game shard");
         let version = r.header(SHARD_MAGIC, &[1, 2, SHARD_VERSION])?;
