@@ -711,7 +711,11 @@ impl super::interface::GamePosition for Position {
     fn play_unchecked(&mut self, m: &Move) -> bool {
         Position::play_unchecked(self, m)
     }
+    #[inline]
     fn decided(&self) -> Option<super::Outcome> {
+        if !self.variant.damone_hunt() {
+            return None;
+        }
         let lost = [self.side, self.side.opposite()]
             .into_iter()
             .find(|&c| self.variant.damone_hunt() && self.pieces(c, Rank::Damone) == 0)?;

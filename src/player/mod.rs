@@ -489,6 +489,29 @@ mod tests {
         ));
     }
 
+    /// A header written before there were other games has no `game`: it
+    /// reads as Damone's. An Italian header keeps its game.
+    #[test]
+    fn headers_without_a_game_are_damones() {
+        let (mut h, _) = sample();
+        h.game = GameKind::Italian;
+        let text = toml::to_string(&h).unwrap();
+        assert!(text.contains("game = \"italian\""), "{text}");
+        assert_eq!(
+            toml::from_str::<PlayerHeader>(&text).unwrap().game,
+            GameKind::Italian
+        );
+        let old: String = text
+            .lines()
+            .filter(|l| !l.starts_with("game ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            toml::from_str::<PlayerHeader>(&old).unwrap().game,
+            GameKind::Damone
+        );
+    }
+
     #[test]
     fn analysis_lists_moves_and_is_deterministic() {
         let (h, net) = sample();
