@@ -16,11 +16,10 @@ pub enum ParseMoveError {
     Ambiguous(String, Vec<String>),
 }
 
-/// Parse a move written as `f3-e4`, `e4xg6xe8` or `e4xe8` (start and end of
-/// a capture, when that is unambiguous) and match it against the legal moves.
-/// A capture path given in full may be any path with the same captured set.
-pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
-    let t = text.trim();
+/// A move text's squares, as written, and whether it is a capture: squares
+/// joined by `-` (a step, two squares) or by `x` or `:` (a capture), in
+/// either game's notation.
+pub(crate) fn move_tokens(t: &str) -> Result<(bool, Vec<&str>), ParseMoveError> {
     let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
     let is_capture = t.contains('x') || t.contains(':');
     if is_capture && t.contains('-') {
@@ -33,6 +32,16 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
     if !is_capture && parts.len() != 2 {
         return Err(syntax("a step has exactly two squares"));
     }
+    Ok((is_capture, parts))
+}
+
+/// Parse a move written as `f3-e4`, `e4xg6xe8` or `e4xe8` (start and end of
+/// a capture, when that is unambiguous) and match it against the legal moves.
+/// A capture path given in full may be any path with the same captured set.
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
+    let t = text.trim();
+    let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
+    let (is_capture, parts) = move_tokens(t)?;
     let mut sqs = Vec::with_capacity(parts.len());
     for p in &parts {
         let (f, r) = parse_coords(p).ok_or_else(|| syntax(&format!("'{p}' is not a square")))?;

@@ -212,16 +212,7 @@ impl Position {
     pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
         let t = text.trim();
         let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
-        let is_capture = t.contains('x') || t.contains(':');
-        if is_capture && t.contains('-') {
-            return Err(syntax("mixes '-' and 'x'"));
-        }
-        let parts: Vec<&str> = t.split(['-', 'x', ':']).collect();
-        if parts.len() < 2 || (!is_capture && parts.len() != 2) {
-            return Err(syntax(
-                "expected square numbers joined by '-' (a step) or 'x' (a capture)",
-            ));
-        }
+        let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
         let mut path = Vec::with_capacity(parts.len());
         for p in &parts {
             let n = p.trim().parse::<u32>().ok().and_then(square_of_number);

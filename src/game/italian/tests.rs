@@ -167,7 +167,7 @@ fn bad_moves_get_one_line_errors() {
     let err = |t: &str| p.parse_move(t).unwrap_err().to_string();
     assert!(err("21-19").starts_with("illegal move '21-19'; legal moves: "));
     assert!(err("e3-f4").contains("not a square number"));
-    assert!(err("21").contains("expected square numbers"));
+    assert!(err("21").contains("expected squares joined"));
     assert!(err("21-17x13").contains("mixes"));
     let two_ways = Position::from_setup("W:WK31:B18,20,K27,K28").unwrap();
     assert_eq!(two_ways.parse_move("31x24x15").unwrap().to().to_string(), "f5");
