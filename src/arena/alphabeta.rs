@@ -93,7 +93,7 @@ impl Baseline for italian::Position {
             if p.has_capture() {
                 0
             } else {
-                p.count_moves(&mut Vec::new()) as i32
+                p.step_count() as i32
             }
         };
         score(me) - score(me.opposite()) + 3 * (steps(me) - steps(me.opposite()))

@@ -202,14 +202,15 @@ fn play_loop<P: RunGame>(
             }
             Some(Ok(line)) => line,
         };
+        // The position the person's move is played in (its text is read there).
+        let before = *versus.game().position();
         match line.trim() {
             "" => {}
             "help" | "?" => writeln!(out, "{}", help::<P>())?,
             "quit" | "exit" => break,
             "board" => show = true,
             "moves" => {
-                let pos = versus.game().position();
-                let list: Vec<String> = pos.legal_moves().iter().map(|m| pos.move_text(m)).collect();
+                let list: Vec<String> = before.legal_moves().iter().map(|m| before.move_text(m)).collect();
                 writeln!(out, "legal moves: {}", list.join(" "))?;
             }
             "resign" => versus.resign(),
@@ -224,8 +225,7 @@ fn play_loop<P: RunGame>(
             text => match versus.play_human(text) {
                 Ok(m) => {
                     bot.observe(&m);
-                    let texts = damone::arena::tournament::move_texts(versus.game());
-                    writeln!(out, "you play {}", texts.last().map_or("", String::as_str))?;
+                    writeln!(out, "you play {}", before.move_text(&m))?;
                 }
                 Err(e) => writeln!(out, "{}", clip(&e, 200))?,
             },

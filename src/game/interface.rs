@@ -36,6 +36,9 @@ pub enum GameKind {
 pub const GAME_NAMES: [&str; 2] = ["damone", "italian"];
 
 impl GameKind {
+    /// Every game, in display order.
+    pub const ALL: [GameKind; 2] = [GameKind::Damone, GameKind::Italian];
+
     /// The name used in configs, files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -49,11 +52,9 @@ impl GameKind {
     /// The game a file's variant byte belongs to
     /// ([`GamePosition::variant_code`]).
     pub fn of_variant_code(code: u8) -> Option<GameKind> {
-        match code {
-            0..=2 => Some(GameKind::Damone),
-            3 => Some(GameKind::Italian),
-            _ => None,
-        }
+        GameKind::ALL
+            .into_iter()
+            .find(|&kind| crate::with_game!(kind, P => P::variant_of_code(code).is_some()))
     }
 }
 

@@ -325,15 +325,24 @@ pub fn is_network_spec(text: &str) -> bool {
     }
 }
 
-/// The game a network player spec plays (its player file's or
-/// checkpoint's), None for a built-in kind; reads no weights.
-pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
-    if !is_network_spec(text) {
-        return Ok(None);
+/// A player spec, or an existing path that is no spec read as `net:PATH`
+/// (a spec of a built-in kind is never shadowed by a file of that name).
+fn parse_spec_or_path(text: &str) -> Result<PlayerSpec, SpecError> {
+    match PlayerSpec::parse(text) {
+        Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
+            PlayerSpec::parse(&format!("net:{}", text.trim()))
+        }
+        r => r,
     }
-    let spec = match PlayerSpec::parse(text) {
-        Ok(spec) => spec,
-        Err(_) => PlayerSpec::parse(&format!("net:{}", text.trim()))?,
+}
+
+/// The game a network player spec plays (its player file's or
+/// checkpoint's), None for a built-in kind; builds no network.
+pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
+    // Text that is no player at all is reported where the player is made.
+    let spec = match parse_spec_or_path(text) {
+        Ok(spec) if spec.kind == PlayerKind::Net => spec,
+        _ => return Ok(None),
     };
     let path = Path::new(spec.path.as_deref().expect("net spec has a path"));
     if path.is_dir() {
@@ -386,13 +395,7 @@ pub fn open_on<P: RunGame>(
     text: &str,
     device: &ComputeDevice,
 ) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
-    // A spec of a built-in kind is never shadowed by a file of that name.
-    let spec = match PlayerSpec::parse(text) {
-        Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
-            PlayerSpec::parse(&format!("net:{}", text.trim()))?
-        }
-        r => r?,
-    };
+    let spec = parse_spec_or_path(text)?;
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
     }

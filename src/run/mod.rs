@@ -259,11 +259,7 @@ impl Run<Position> {
         let cfg = RunConfig::load(config, &locating_sets(sets, start))?;
         if let Start::Resume { from_intact, sets } = start {
             let dir = RunDir::new(cfg.run_dir());
-            if dir.checkpoints().is_empty() {
-                return Err(RunError::NothingToResume(dir.root.clone()));
-            }
-            check_resumable(sets, "when a run is resumed")?;
-            return Ok(checkpoint_to_resume(&dir, *from_intact)?.config.game);
+            return Ok(checkpoint_for_resume(&dir, sets, *from_intact)?.config.game);
         }
         Ok(cfg.game)
     }
@@ -525,11 +521,7 @@ fn prepare_folder(dir: &RunDir, start: &Start) -> Result<Option<(Checkpoint, Vec
     let existing = dir.checkpoints();
     let resume = match start {
         Start::Resume { sets, from_intact } => {
-            if existing.is_empty() {
-                return Err(RunError::NothingToResume(dir.root.clone()));
-            }
-            check_resumable(sets, "when a run is resumed")?;
-            Some((checkpoint_to_resume(dir, *from_intact)?, sets.clone()))
+            Some((checkpoint_for_resume(dir, sets, *from_intact)?, sets.clone()))
         }
         Start::New if !existing.is_empty() => return Err(RunError::Exists(dir.root.clone())),
         Start::Overwrite if !existing.is_empty() => {
@@ -540,6 +532,16 @@ fn prepare_folder(dir: &RunDir, start: &Start) -> Result<Option<(Checkpoint, Vec
     };
     std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
     Ok(resume)
+}
+
+/// The checkpoint a resume with `sets` continues from: refused when the
+/// folder has none or a `set` changes a key a resume may not change.
+fn checkpoint_for_resume(dir: &RunDir, sets: &[String], from_intact: bool) -> Result<Checkpoint, RunError> {
+    if dir.checkpoints().is_empty() {
+        return Err(RunError::NothingToResume(dir.root.clone()));
+    }
+    check_resumable(sets, "when a run is resumed")?;
+    checkpoint_to_resume(dir, from_intact)
 }
 
 /// The newest checkpoint if it is intact; else, with `from_intact`, the

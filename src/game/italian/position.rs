@@ -410,10 +410,16 @@ impl Position {
             self.gen_captures(scratch, false);
             return scratch.len() as u64;
         }
+        self.step_count() as u64
+    }
+
+    /// The steps (non-captures) the side to move has on the board, legal or
+    /// not (a capture, when there is one, is compulsory instead).
+    pub fn step_count(&self) -> u32 {
         let empty = !self.occupied();
         Dir::ALL
             .iter()
-            .map(|&d| (shift(self.steppers(d), d) & empty).count_ones() as u64)
+            .map(|&d| (shift(self.steppers(d), d) & empty).count_ones())
             .sum()
     }
 
