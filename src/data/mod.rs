@@ -249,6 +249,10 @@ impl<P: GamePosition> ReplayWindow<P> {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
+    /// The samples, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Sample<P>> {
+        self.samples.iter()
+    }
     /// Add samples, dropping the oldest beyond capacity.
     pub fn extend(&mut self, new: impl IntoIterator<Item = Sample<P>>) {
         for s in new {

@@ -294,23 +294,35 @@ const fn cell(s: Square) -> usize {
 
 /// Policy index of each legal move of `pos` (same order as `moves`).
 pub fn policy_indices<P: Board32>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
-    let me = pos.side_to_move();
-    let squares: Vec<(Square, Square, Bitboard)> = moves.iter().map(P::move_squares).collect();
-    let base: Vec<usize> = squares
-        .iter()
-        .map(|&(from, to, _)| orient(from, me).index() * 32 + orient(to, me).index())
-        .collect();
     let mut out = Vec::with_capacity(moves.len());
-    for (i, &(_, _, captured)) in squares.iter().enumerate() {
-        let key = orient_bb(captured, me);
-        let slot = squares
-            .iter()
-            .enumerate()
-            .filter(|&(j, o)| j != i && base[j] == base[i] && orient_bb(o.2, me) < key)
-            .count();
-        out.push((slot.min(SLOTS - 1) * 1024 + base[i]) as u16);
-    }
+    policy_indices_into(pos, moves, &mut out);
     out
+}
+
+/// [`policy_indices`] into a buffer (cleared first), for callers that step
+/// many games and keep one buffer per game.
+pub fn policy_indices_into<P: Board32>(pos: &P, moves: &[P::Move], out: &mut Vec<u16>) {
+    let me = pos.side_to_move();
+    out.clear();
+    out.extend(moves.iter().map(|m| {
+        let (from, to, _) = P::move_squares(m);
+        (orient(from, me).index() * 32 + orient(to, me).index()) as u16
+    }));
+    // Only captures can share start and end squares.
+    if !pos.has_capture() {
+        return;
+    }
+    let keys: Vec<Bitboard> = moves
+        .iter()
+        .map(|m| orient_bb(P::move_squares(m).2, me))
+        .collect();
+    let base: Vec<u16> = out.clone();
+    for (i, idx) in out.iter_mut().enumerate() {
+        let slot = (0..moves.len())
+            .filter(|&j| j != i && base[j] == base[i] && keys[j] < keys[i])
+            .count();
+        *idx += (slot.min(SLOTS - 1) * 1024) as u16;
+    }
 }
 
 /// The policy index under the h1-a8 reflection.

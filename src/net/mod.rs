@@ -11,7 +11,8 @@ pub mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
-    policy_indices, reflect_index, Board32, Inputs, Observation, ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
+    policy_indices, policy_indices_into, reflect_index, Board32, Inputs, Observation, ENCODING_VERSION,
+    MAX_PLANES, POLICY_SIZE,
 };
 pub use inference::{ConvAlgorithm, FastNet, SearchOutputs};
 pub use model::{ModelConfig, Net, PolicyHeadKind, AUX_OUTPUTS};

@@ -327,7 +327,7 @@ pub fn is_network_spec(text: &str) -> bool {
 
 /// A player spec, or an existing path that is no spec read as `net:PATH`
 /// (a spec of a built-in kind is never shadowed by a file of that name).
-fn parse_spec_or_path(text: &str) -> Result<PlayerSpec, SpecError> {
+pub fn parse_spec_or_path(text: &str) -> Result<PlayerSpec, SpecError> {
     match PlayerSpec::parse(text) {
         Err(SpecError::UnknownKind(..)) if Path::new(text.trim()).exists() => {
             PlayerSpec::parse(&format!("net:{}", text.trim()))

@@ -28,9 +28,11 @@ use crate::mcts::{
 use crate::net::policy_indices;
 use crate::net::Board32;
 
+mod batch;
 mod env;
 mod inflight;
 use crate::util::{rng_stream, Rng};
+pub use batch::{BatchEnv, BatchError, BatchOptions, BatchOutputs};
 pub use env::{Encoder, EnvError, StepResult, VecEnv};
 pub use inflight::INFLIGHT_VERSION;
 use rand::Rng as _;

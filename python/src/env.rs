@@ -1,0 +1,302 @@
+//! `VecEnv`: N games stepped in parallel (the library's `BatchEnv`), with
+//! NumPy arrays it owns and overwrites at every `reset` and `step`.
+
+use crate::game::{AnyGame, PyGame, Wrap};
+use crate::{err, game_kind, inputs_named};
+use damone::game::interface::setup_or_start;
+use damone::game::{italian, DrawRules, Position};
+use damone::net::POLICY_SIZE;
+use damone::selfplay::{BatchEnv, BatchOptions, BatchOutputs};
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+enum AnyEnv {
+    Damone(BatchEnv<Position>),
+    Italian(BatchEnv<italian::Position>),
+}
+
+macro_rules! each_env {
+    ($value:expr, $e:ident => $body:expr) => {
+        match $value {
+            AnyEnv::Damone($e) => $body,
+            AnyEnv::Italian($e) => $body,
+        }
+    };
+}
+
+/// The arrays a `VecEnv` writes into.
+struct Buffers {
+    observations: Py<PyArray4<f32>>,
+    action_mask: Py<PyArray2<bool>>,
+    rewards: Py<PyArray2<f32>>,
+    terminated: Py<PyArray1<bool>>,
+    truncated: Py<PyArray1<bool>>,
+    to_play: Py<PyArray1<u8>>,
+}
+
+impl Buffers {
+    fn new(py: Python<'_>, n: usize, planes: usize) -> Buffers {
+        Buffers {
+            observations: PyArray4::zeros(py, [n, planes, 8, 8], false).unbind(),
+            action_mask: PyArray2::zeros(py, [n, POLICY_SIZE], false).unbind(),
+            rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
+            terminated: PyArray1::zeros(py, n, false).unbind(),
+            truncated: PyArray1::zeros(py, n, false).unbind(),
+            to_play: PyArray1::zeros(py, n, false).unbind(),
+        }
+    }
+}
+
+/// N games played in parallel on every core, for batch reinforcement
+/// learning. Observations are the network's input planes for the side to
+/// move, actions are policy indices (see `action_mask`), rewards are per
+/// player (column 0 White, column 1 Black). A finished game is reset at
+/// once: its reward and flags describe the ending, its observation and
+/// mask are the new game's. The returned arrays belong to the environment
+/// and are overwritten by the next call: copy what you keep.
+#[pyclass(name = "VecEnv", module = "damone")]
+pub struct PyVecEnv {
+    env: AnyEnv,
+    buffers: Buffers,
+    game: &'static str,
+}
+
+fn make_env<P: Wrap>(
+    n: usize,
+    setup: Option<&str>,
+    variant: &str,
+    opts: BatchOptions,
+    seed: u64,
+) -> PyResult<BatchEnv<P>> {
+    let start: P = setup_or_start(setup, variant).map_err(err)?;
+    Ok(BatchEnv::new(n, start, opts, seed))
+}
+
+trait Wrapped: Wrap {
+    fn env(e: BatchEnv<Self>) -> AnyEnv;
+}
+impl Wrapped for Position {
+    fn env(e: BatchEnv<Self>) -> AnyEnv {
+        AnyEnv::Damone(e)
+    }
+}
+impl Wrapped for italian::Position {
+    fn env(e: BatchEnv<Self>) -> AnyEnv {
+        AnyEnv::Italian(e)
+    }
+}
+
+#[pymethods]
+impl PyVecEnv {
+    #[new]
+    #[pyo3(signature = (num_envs, game="damone", *, variant=None, setup=None, seed=0, opening_plies=0,
+                        truncate_plies=0, inputs="basic", no_progress_plies=80, max_plies=400))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        num_envs: usize,
+        game: &str,
+        variant: Option<&str>,
+        setup: Option<&str>,
+        seed: u64,
+        opening_plies: u32,
+        truncate_plies: u32,
+        inputs: &str,
+        no_progress_plies: u32,
+        max_plies: u32,
+    ) -> PyResult<PyVecEnv> {
+        if num_envs == 0 {
+            return Err(err("num_envs must be at least 1"));
+        }
+        let rules = DrawRules {
+            no_progress_plies,
+            max_plies,
+        };
+        rules.validate().map_err(err)?;
+        let opts = BatchOptions {
+            opening_plies,
+            truncate_plies,
+            inputs: inputs_named(inputs)?,
+            rules,
+        };
+        let kind = game_kind(game)?;
+        let variant = variant.unwrap_or("standard");
+        let env = damone::with_game!(kind, P => P::env(make_env::<P>(num_envs, setup, variant, opts, seed)?));
+        let mut this = PyVecEnv {
+            env,
+            buffers: Buffers::new(py, num_envs, opts.inputs.planes()),
+            game: kind.name(),
+        };
+        this.run(py, None)?;
+        Ok(this)
+    }
+
+    /// Number of games.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        each_env!(&self.env, e => e.len())
+    }
+    /// The game's name.
+    #[getter]
+    fn game(&self) -> &'static str {
+        self.game
+    }
+    /// Shape of one observation: (planes, 8, 8).
+    #[getter]
+    fn observation_shape(&self) -> (usize, usize, usize) {
+        (each_env!(&self.env, e => e.options().inputs.planes()), 8, 8)
+    }
+    /// Number of actions (the policy index's size).
+    #[getter]
+    fn num_actions(&self) -> usize {
+        POLICY_SIZE
+    }
+    /// Legal-action flags, `num_envs x num_actions` (the environment's array).
+    #[getter]
+    fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        self.buffers.action_mask.bind(py).clone()
+    }
+    /// The player to move in each game (0 White, 1 Black; the environment's array).
+    #[getter]
+    fn to_play<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.buffers.to_play.bind(py).clone()
+    }
+
+    /// Start every game afresh (re-seeded if `seed` is given). Returns
+    /// `(observations, info)` with `info["action_mask"]` and `info["to_play"]`.
+    #[pyo3(signature = (seed=None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<u64>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        self.run(py, Some(seed))?;
+        Ok((
+            self.buffers.observations.bind(py).clone().into_any(),
+            self.info(py)?,
+        ))
+    }
+
+    /// Play one action (an integer array of `num_envs` policy indices) in
+    /// every game. Returns `(observations, rewards, terminated, truncated,
+    /// info)`; an illegal action raises DamoneError and changes nothing.
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyDict>,
+    )> {
+        let actions: Vec<i64> = match actions.as_slice() {
+            Ok(s) => s.to_vec(),
+            Err(_) => actions.as_array().to_vec(),
+        };
+        self.step_actions(py, &actions)?;
+        let b = &self.buffers;
+        Ok((
+            b.observations.bind(py).clone().into_any(),
+            b.rewards.bind(py).clone().into_any(),
+            b.terminated.bind(py).clone().into_any(),
+            b.truncated.bind(py).clone().into_any(),
+            self.info(py)?,
+        ))
+    }
+
+    /// A uniformly random legal action for every game (int64 array), from
+    /// the environment's seeded streams: random play without a Python loop.
+    fn sample_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let mut out = vec![0i64; self.num_envs()];
+        let env = &mut self.env;
+        py.detach(|| each_env!(env, e => e.random_actions(&mut out)))
+            .map_err(err)?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// A copy of game `i` as a `Game`.
+    fn game_at(&self, i: usize) -> PyResult<PyGame> {
+        if i >= self.num_envs() {
+            return Err(err(format!(
+                "game {i} out of range: the environment has {}",
+                self.num_envs()
+            )));
+        }
+        let inner = match &self.env {
+            AnyEnv::Damone(e) => AnyGame::Damone(e.game(i).clone()),
+            AnyEnv::Italian(e) => AnyGame::Italian(e.game(i).clone()),
+        };
+        Ok(PyGame { inner })
+    }
+
+    fn __len__(&self) -> usize {
+        self.num_envs()
+    }
+    fn __repr__(&self) -> String {
+        format!("VecEnv({}, game='{}')", self.num_envs(), self.game)
+    }
+}
+
+impl PyVecEnv {
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("action_mask", self.buffers.action_mask.bind(py))?;
+        d.set_item("to_play", self.buffers.to_play.bind(py))?;
+        Ok(d)
+    }
+
+    fn step_actions(&mut self, py: Python<'_>, actions: &[i64]) -> PyResult<()> {
+        self.with_outputs(py, |env, out| each_env!(env, e => e.step(actions, out)))
+    }
+
+    /// Reset (`Some(seed)`), or the first reset at construction (`None`).
+    fn run(&mut self, py: Python<'_>, seed: Option<Option<u64>>) -> PyResult<()> {
+        let seed = seed.flatten();
+        self.with_outputs(py, |env, out| each_env!(env, e => e.reset(seed, out)))
+    }
+
+    /// Borrow the arrays writable and run `f` on them with the GIL released.
+    fn with_outputs(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut AnyEnv, BatchOutputs<'_>) -> Result<(), damone::selfplay::BatchError> + Send,
+    ) -> PyResult<()> {
+        let b = &self.buffers;
+        let mut planes = b.observations.bind(py).try_readwrite().map_err(err)?;
+        let mut masks = b.action_mask.bind(py).try_readwrite().map_err(err)?;
+        let mut rewards = b.rewards.bind(py).try_readwrite().map_err(err)?;
+        let mut terminated = b.terminated.bind(py).try_readwrite().map_err(err)?;
+        let mut truncated = b.truncated.bind(py).try_readwrite().map_err(err)?;
+        let mut to_play = b.to_play.bind(py).try_readwrite().map_err(err)?;
+        for a in [
+            planes.is_contiguous(),
+            masks.is_contiguous(),
+            rewards.is_contiguous(),
+        ] {
+            if !a {
+                return Err(err(
+                    "the environment's arrays were replaced by non-contiguous ones",
+                ));
+            }
+        }
+        let out = BatchOutputs {
+            planes: planes.as_slice_mut().map_err(err)?,
+            masks: masks.as_slice_mut().map_err(err)?,
+            rewards: rewards.as_slice_mut().map_err(err)?,
+            terminated: terminated.as_slice_mut().map_err(err)?,
+            truncated: truncated.as_slice_mut().map_err(err)?,
+            to_play: to_play.as_slice_mut().map_err(err)?,
+        };
+        let env = &mut self.env;
+        py.detach(|| f(env, out)).map_err(err)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyVecEnv>()?;
+    Ok(())
+}
