@@ -229,3 +229,95 @@ fn simulation_counts_grow_over_the_ramp() {
     let e = bad.validate().unwrap_err();
     assert!(e.contains("selfplay.full_sims_start"), "{e}");
 }
+
+/// The parallel batch environment: masks are the legal moves' policy
+/// indices, rewards are zero-sum and only at the end, a seed gives the same
+/// games, an illegal action changes nothing.
+#[test]
+fn batch_env_steps_games_in_parallel() {
+    use damone::selfplay::{BatchEnv, BatchError, BatchOptions, BatchOutputs};
+    struct Bufs {
+        planes: Vec<f32>,
+        masks: Vec<bool>,
+        rewards: Vec<f32>,
+        terminated: Vec<bool>,
+        truncated: Vec<bool>,
+        to_play: Vec<u8>,
+    }
+    impl Bufs {
+        fn new(n: usize) -> Bufs {
+            Bufs {
+                planes: vec![0.0; n * 9 * 64],
+                masks: vec![false; n * POLICY_SIZE],
+                rewards: vec![0.0; n * 2],
+                terminated: vec![false; n],
+                truncated: vec![false; n],
+                to_play: vec![0; n],
+            }
+        }
+        fn out(&mut self) -> BatchOutputs<'_> {
+            BatchOutputs {
+                planes: &mut self.planes,
+                masks: &mut self.masks,
+                rewards: &mut self.rewards,
+                terminated: &mut self.terminated,
+                truncated: &mut self.truncated,
+                to_play: &mut self.to_play,
+            }
+        }
+    }
+    let n = 32;
+    let opts = BatchOptions {
+        opening_plies: 2,
+        ..Default::default()
+    };
+    let start = Position::start(Variant::Standard);
+    let (mut a, mut b) = (BatchEnv::new(n, start, opts, 5), BatchEnv::new(n, start, opts, 6));
+    let (mut ba, mut bb) = (Bufs::new(n), Bufs::new(n));
+    a.reset(None, ba.out()).unwrap();
+    b.reset(Some(5), bb.out()).unwrap();
+    let mut actions = vec![0i64; n];
+    let mut ended = 0;
+    for _ in 0..300 {
+        for i in 0..n {
+            let (moves, idx) = a.legal(i);
+            assert_eq!(idx, &policy_indices(a.game(i).position(), moves)[..]);
+            let lit: Vec<usize> = (0..POLICY_SIZE)
+                .filter(|&k| ba.masks[i * POLICY_SIZE + k])
+                .collect();
+            assert_eq!(lit.len(), moves.len());
+            assert_eq!(ba.to_play[i], a.game(i).position().side_to_move() as u8);
+        }
+        a.random_actions(&mut actions).unwrap();
+        a.step(&actions, ba.out()).unwrap();
+        let mut other = vec![0i64; n];
+        b.random_actions(&mut other).unwrap();
+        assert_eq!(actions, other, "the same seed draws the same actions");
+        b.step(&other, bb.out()).unwrap();
+        assert_eq!(ba.planes, bb.planes);
+        for i in 0..n {
+            assert_eq!(ba.rewards[2 * i], -ba.rewards[2 * i + 1]);
+            assert!(ba.terminated[i] || ba.rewards[2 * i] == 0.0);
+            ended += ba.terminated[i] as usize;
+        }
+    }
+    assert!(ended > 0, "some games ended");
+    let before: Vec<String> = (0..n).map(|i| a.game(i).position().to_fen()).collect();
+    a.random_actions(&mut actions).unwrap();
+    actions[3] = -1;
+    assert_eq!(
+        a.step(&actions, ba.out()),
+        Err(BatchError::IllegalAction { game: 3, action: -1 })
+    );
+    assert!(matches!(
+        a.step(&actions[..2], ba.out()),
+        Err(BatchError::BatchSize { .. })
+    ));
+    let after: Vec<String> = (0..n).map(|i| a.game(i).position().to_fen()).collect();
+    assert_eq!(before, after);
+    let mut small = Bufs::new(n - 1);
+    assert!(matches!(
+        a.reset(None, small.out()),
+        Err(BatchError::Buffers { .. })
+    ));
+}

@@ -9,9 +9,10 @@
             e.action_space(agent).sample(obs["action_mask"])
         e.step(action)
 
-Agents are "white" and "black". An observation is a dict: "observation",
-the network's input planes seen by the agent (float32, planes x 8 x 8),
-and "action_mask", the legal actions (int8, POLICY_SIZE). Rewards are +1,
+Agents are "player_0" (White) and "player_1" (Black), as in PettingZoo's
+classic games. An observation is a dict: "observation", the network's
+input planes seen by the agent (float32, planes x 8 x 8), and
+"action_mask", the legal actions (int8, POLICY_SIZE). Rewards are +1,
 -1 or 0 at the end; a game ended by the game's rules is a termination, one
 cut at `truncate_plies` a truncation.
 """
@@ -27,7 +28,7 @@ from pettingzoo.utils import wrappers
 
 from ._damone import POLICY_SIZE, Game
 
-AGENTS = ["white", "black"]
+AGENTS = ["player_0", "player_1"]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -104,7 +105,7 @@ class raw_env(AECEnv):
         self.rewards = {a: 0.0 for a in AGENTS}
         if self._game.is_over():
             white, black = self._game.returns()
-            self.rewards = {"white": white, "black": black}
+            self.rewards = {AGENTS[0]: white, AGENTS[1]: black}
             self.terminations = {a: True for a in AGENTS}
         elif self._truncate_plies and self._game.ply >= self._truncate_plies:
             self.truncations = {a: True for a in AGENTS}

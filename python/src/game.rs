@@ -326,10 +326,12 @@ impl PyGame {
         PyArray1::from_vec(py, planes).reshape([inputs.planes(), 8, 8])
     }
 
-    /// Leaf nodes of the legal-move tree to `depth` plies from the current position.
-    fn perft(&self, py: Python<'_>, depth: u32) -> u64 {
-        let game = self.inner.clone();
-        py.detach(|| each_game!(&game, g => damone::game::perft::perft(g.position(), depth)))
+    /// Leaf nodes of the legal-move tree to `depth` plies from the current
+    /// position (`paths`: Italian captures along different paths counted
+    /// apart, as the published Italian counts are).
+    #[pyo3(signature = (depth, paths=false))]
+    fn perft(&self, py: Python<'_>, depth: u32, paths: bool) -> PyResult<u64> {
+        count_leaves(py, &self.inner, depth, paths)
     }
 
     /// A copy of the game.
@@ -372,16 +374,27 @@ fn variant_name<P: GamePosition>(pos: &P) -> &'static str {
 /// Leaf nodes of the legal-move tree to `depth` plies (the rules engine's
 /// standard correctness count) from `setup` or the start position.
 #[pyfunction]
-#[pyo3(signature = (depth, game="damone", setup=None, variant=None))]
+#[pyo3(signature = (depth, game="damone", setup=None, variant=None, paths=false))]
 fn perft(
     py: Python<'_>,
     depth: u32,
     game: &str,
     setup: Option<&str>,
     variant: Option<&str>,
+    paths: bool,
 ) -> PyResult<u64> {
     let g = AnyGame::new(game_kind(game)?, setup, variant, DrawRules::default())?;
-    Ok(py.detach(|| each_game!(&g, g => damone::game::perft::perft(g.position(), depth))))
+    count_leaves(py, &g, depth, paths)
+}
+
+fn count_leaves(py: Python<'_>, game: &AnyGame, depth: u32, paths: bool) -> PyResult<u64> {
+    match game {
+        AnyGame::Italian(g) if paths => Ok(py.detach(|| italian::perft_paths(g.position(), depth))),
+        _ if paths => Err(err(
+            "paths counts Italian capture paths: use it with game='italian'",
+        )),
+        _ => Ok(py.detach(|| each_game!(game, g => damone::game::perft::perft(g.position(), depth)))),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
