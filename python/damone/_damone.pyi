@@ -147,7 +147,7 @@ class VecEnv:
         """Start every game afresh; (observations, info) with info's
         "action_mask" and "to_play"."""
     def step(
-        self, actions: npt.NDArray[np.int64]
+        self, actions: Union[npt.NDArray[np.integer], Sequence[int]]
     ) -> Tuple[
         npt.NDArray[np.float32],
         npt.NDArray[np.float32],

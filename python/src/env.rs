@@ -2,12 +2,12 @@
 //! NumPy arrays it owns and overwrites at every `reset` and `step`.
 
 use crate::game::{AnyGame, PyGame, Wrap};
-use crate::{err, game_kind, inputs_named};
+use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::game::{italian, DrawRules, Position};
+use damone::game::{italian, Position};
 use damone::net::POLICY_SIZE;
 use damone::selfplay::{BatchEnv, BatchOptions, BatchOutputs};
-use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -109,11 +109,7 @@ impl PyVecEnv {
         if num_envs == 0 {
             return Err(err("num_envs must be at least 1"));
         }
-        let rules = DrawRules {
-            no_progress_plies,
-            max_plies,
-        };
-        rules.validate().map_err(err)?;
+        let rules = draw_rules(no_progress_plies, max_plies)?;
         let opts = BatchOptions {
             opening_plies,
             truncate_plies,
@@ -128,7 +124,7 @@ impl PyVecEnv {
             buffers: Buffers::new(py, num_envs, opts.inputs.planes()),
             game: kind.name(),
         };
-        this.run(py, None)?;
+        this.reset_all(py, None)?;
         Ok(this)
     }
 
@@ -171,21 +167,22 @@ impl PyVecEnv {
         py: Python<'py>,
         seed: Option<u64>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        self.run(py, Some(seed))?;
+        self.reset_all(py, seed)?;
         Ok((
             self.buffers.observations.bind(py).clone().into_any(),
             self.info(py)?,
         ))
     }
 
-    /// Play one action (an integer array of `num_envs` policy indices) in
-    /// every game. Returns `(observations, rewards, terminated, truncated,
-    /// info)`; an illegal action raises DamoneError and changes nothing.
+    /// Play one action (`num_envs` policy indices: an integer array or
+    /// sequence) in every game. Returns `(observations, rewards,
+    /// terminated, truncated, info)`; an illegal action raises DamoneError
+    /// and changes nothing.
     #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<(
         Bound<'py, PyAny>,
         Bound<'py, PyAny>,
@@ -193,10 +190,7 @@ impl PyVecEnv {
         Bound<'py, PyAny>,
         Bound<'py, PyDict>,
     )> {
-        let actions: Vec<i64> = match actions.as_slice() {
-            Ok(s) => s.to_vec(),
-            Err(_) => actions.as_array().to_vec(),
-        };
+        let actions = int64s(py, actions)?;
         self.step_actions(py, &actions)?;
         let b = &self.buffers;
         Ok((
@@ -241,6 +235,27 @@ impl PyVecEnv {
     }
 }
 
+/// `actions` as 64-bit integers: an int64 array as it is, any other
+/// integer array or sequence converted; floats and others refused.
+fn int64s(py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Ok(a) = actions.cast::<PyArray1<i64>>() {
+        return Ok(a.readonly().as_array().to_vec());
+    }
+    let np = py.import("numpy")?;
+    let array = np.call_method1("asarray", (actions,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        let dtype = array.getattr("dtype")?.str()?.to_string();
+        return Err(err(format!("actions must be integers, not {dtype}")));
+    }
+    let converted = array.call_method1("astype", (np.getattr("int64")?,))?;
+    let converted = converted
+        .cast_into::<PyArray1<i64>>()
+        .map_err(|_| err("actions must be a one-dimensional sequence of integers"))?;
+    let view = converted.readonly();
+    Ok(view.as_array().to_vec())
+}
+
 impl PyVecEnv {
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -253,9 +268,8 @@ impl PyVecEnv {
         self.with_outputs(py, |env, out| each_env!(env, e => e.step(actions, out)))
     }
 
-    /// Reset (`Some(seed)`), or the first reset at construction (`None`).
-    fn run(&mut self, py: Python<'_>, seed: Option<Option<u64>>) -> PyResult<()> {
-        let seed = seed.flatten();
+    /// Start every game afresh, re-seeded if `seed` is given.
+    fn reset_all(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
         self.with_outputs(py, |env, out| each_env!(env, e => e.reset(seed, out)))
     }
 

@@ -2,7 +2,7 @@
 //! history (for the repetition and no-progress draws), moves as text or as
 //! network actions, and its input planes.
 
-use crate::{err, game_kind, inputs_named};
+use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
 use damone::game::{italian, Color, DrawRules, Game, GameKind, GamePosition, Outcome, Position};
 use damone::net::{policy_indices, Board32, Observation, POLICY_SIZE};
@@ -190,10 +190,7 @@ impl PyGame {
         no_progress_plies: u32,
         max_plies: u32,
     ) -> PyResult<PyGame> {
-        let rules = DrawRules {
-            no_progress_plies,
-            max_plies,
-        };
+        let rules = draw_rules(no_progress_plies, max_plies)?;
         Ok(PyGame {
             inner: AnyGame::new(game_kind(game)?, setup, variant, rules)?,
         })

@@ -32,6 +32,16 @@ pub(crate) fn game_kind(name: &str) -> PyResult<GameKind> {
     name.parse::<GameKind>().map_err(err)
 }
 
+/// The draw limits, checked (each at least 1).
+pub(crate) fn draw_rules(no_progress_plies: u32, max_plies: u32) -> PyResult<damone::game::DrawRules> {
+    let rules = damone::game::DrawRules {
+        no_progress_plies,
+        max_plies,
+    };
+    rules.validate().map_err(err)?;
+    Ok(rules)
+}
+
 /// The input planes named `name` (`"basic"`, `"draughts"`).
 pub(crate) fn inputs_named(name: &str) -> PyResult<Inputs> {
     Inputs::ALL

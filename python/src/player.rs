@@ -3,11 +3,11 @@
 
 use crate::game::{AnyGame, PyGame, Wrap};
 use crate::search::{report, PySearchResult};
-use crate::{err, game_kind};
+use crate::{draw_rules, err, game_kind};
 use damone::arena::tournament::{run_games, schedule, GameRecord, MatchSettings};
 use damone::arena::{PlayerFactory, PlayerKind};
 use damone::game::interface::setup_or_start;
-use damone::game::{italian, DrawRules, Game, GameKind, GamePosition, Position};
+use damone::game::{italian, Game, GameKind, GamePosition, Position};
 use damone::net::NetEvaluator;
 use damone::player::{factory_on, game_of_players, parse_spec_or_path, LoadedNet};
 use damone::util::elo::score_interval;
@@ -237,11 +237,7 @@ fn play_match(
     if games == 0 {
         return Err(err("games must be at least 1"));
     }
-    let rules = DrawRules {
-        no_progress_plies,
-        max_plies,
-    };
-    rules.validate().map_err(err)?;
+    let rules = draw_rules(no_progress_plies, max_plies)?;
     let kind = game_of_players([a, b], game.map(game_kind).transpose()?).map_err(err)?;
     let records = py.detach(|| {
         damone::with_game!(kind, P => {

@@ -95,3 +95,15 @@ def test_a_setup_start_and_draughts_inputs():
     obs, info = env.reset()
     assert obs.shape == (2, 19, 8, 8)
     assert info["action_mask"].sum(axis=1).tolist() == [7, 7]
+
+
+def test_actions_of_any_integer_type():
+    env = damone.VecEnv(2)
+    env.reset()
+    actions = env.sample_actions()
+    env.step(actions.astype(np.int32))
+    env.step([int(a) for a in env.sample_actions()])
+    with pytest.raises(damone.DamoneError, match="integers"):
+        env.step(env.sample_actions().astype(np.float64))
+    with pytest.raises(damone.DamoneError, match="one-dimensional"):
+        env.step(env.sample_actions()[None])

@@ -65,8 +65,12 @@ pub enum BatchError {
     BatchSize { expected: usize, got: usize },
     #[error("game {game}: action {action} is not a legal move (see the action mask)")]
     IllegalAction { game: usize, action: i64 },
-    #[error("output buffers hold {got} games' values, expected {expected}")]
-    Buffers { expected: usize, got: usize },
+    #[error("the {buffer} buffer holds {got} values; {expected} expected")]
+    Buffers {
+        buffer: &'static str,
+        expected: usize,
+        got: usize,
+    },
 }
 
 /// One game of the batch with what stepping it needs.
@@ -288,20 +292,20 @@ impl<P: Board32> BatchEnv<P> {
 
     fn check(&self, out: &BatchOutputs<'_>) -> Result<(), BatchError> {
         let n = self.len();
-        let rows = [
-            out.planes.len() / self.observation_len().max(1),
-            out.masks.len() / POLICY_SIZE,
-            out.rewards.len() / 2,
-            out.terminated.len(),
-            out.truncated.len(),
-            out.to_play.len(),
+        let buffers = [
+            ("planes", out.planes.len(), n * self.observation_len()),
+            ("masks", out.masks.len(), n * POLICY_SIZE),
+            ("rewards", out.rewards.len(), 2 * n),
+            ("terminated", out.terminated.len(), n),
+            ("truncated", out.truncated.len(), n),
+            ("to_play", out.to_play.len(), n),
         ];
-        let exact = out.planes.len() % self.observation_len().max(1) == 0
-            && out.masks.len() % POLICY_SIZE == 0
-            && out.rewards.len() % 2 == 0;
-        match rows.iter().find(|&&r| r != n) {
-            Some(&got) => Err(BatchError::Buffers { expected: n, got }),
-            None if !exact => Err(BatchError::Buffers { expected: n, got: 0 }),
+        match buffers.into_iter().find(|&(_, got, want)| got != want) {
+            Some((buffer, got, expected)) => Err(BatchError::Buffers {
+                buffer,
+                expected,
+                got,
+            }),
             None => Ok(()),
         }
     }
