@@ -58,14 +58,14 @@ impl Wrap for italian::Position {
 }
 
 impl AnyGame {
-    /// A new game of `kind` from `setup` (or the variant's start).
+    /// A new game of `kind` from `setup` (or the variant's start), under
+    /// checked draw `rules`.
     pub fn new(
         kind: GameKind,
         setup: Option<&str>,
         variant: Option<&str>,
         rules: DrawRules,
     ) -> PyResult<AnyGame> {
-        rules.validate().map_err(err)?;
         let variant = variant.unwrap_or("standard");
         damone::with_game!(kind, P => {
             let start: P = setup_or_start(setup, variant).map_err(err)?;
