@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 venv=.venv-python
-if ! "$venv/bin/python" -c "import maturin, pytest, pettingzoo, gymnasium, pyspiel" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import maturin, pytest, pettingzoo, gymnasium, pyspiel, mypy" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --upgrade pip
-    "$venv/bin/pip" install --quiet "maturin>=1.5,<2" "pytest>=7" "pettingzoo>=1.24" "gymnasium>=0.29" open_spiel numpy
+    "$venv/bin/pip" install --quiet "maturin>=1.5,<2" "pytest>=7" "pettingzoo>=1.24" "gymnasium>=0.29" open_spiel mypy numpy
 fi
 cargo build --release --quiet --bin damone
 wheels=$(mktemp -d)

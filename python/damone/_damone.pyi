@@ -1,6 +1,6 @@
 """Type stubs of damone's native module (PyO3); see each docstring."""
 
-from typing import Callable, Optional, Sequence, Tuple, Union
+from typing import Callable, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +16,7 @@ class DamoneError(ValueError):
     """Bad input (a setup string, a move, an action, a file, an option);
     the message says what to fix."""
 
+@final
 class Outcome:
     """The result of a finished game."""
 
@@ -26,18 +27,19 @@ class Outcome:
     result: str
     """The PDN result: "1-0", "0-1" or "1/2-1/2"."""
 
+@final
 class Game:
     """A game of Damone or Italian draughts: its position, its history (for
     the draw rules), moves as text or as network actions, its input planes."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         game: str = "damone",
         setup: Optional[str] = None,
         variant: Optional[str] = None,
         no_progress_plies: int = 80,
         max_plies: int = 400,
-    ) -> None:
+    ) -> "Game":
         """A new game from `setup` (the game's setup string), else the
         variant's start position. Raises DamoneError on bad input."""
     @property
@@ -105,6 +107,7 @@ def perft(
     the start (`paths`: Italian captures along different paths counted
     apart, as the published Italian counts are)."""
 
+@final
 class VecEnv:
     """N games stepped in parallel on every core. Observations are the
     network's input planes for the side to move, actions policy indices,
@@ -113,8 +116,8 @@ class VecEnv:
     mask are the new game's. The returned arrays belong to the environment
     and are overwritten by the next call: copy what you keep."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         num_envs: int,
         game: str = "damone",
         *,
@@ -126,7 +129,7 @@ class VecEnv:
         inputs: str = "basic",
         no_progress_plies: int = 80,
         max_plies: int = 400,
-    ) -> None: ...
+    ) -> "VecEnv": ...
     @property
     def num_envs(self) -> int: ...
     @property
@@ -163,6 +166,7 @@ class VecEnv:
         """A copy of game `i`."""
     def __len__(self) -> int: ...
 
+@final
 class SearchResult:
     """A search's report, one entry per legal move."""
 
@@ -181,7 +185,7 @@ class SearchResult:
     def policy_array(self) -> npt.NDArray[np.float32]:
         """The policy target over all POLICY_SIZE actions."""
 
-Evaluator = Callable[
+_Evaluator = Callable[
     [npt.NDArray[np.float32], npt.NDArray[np.bool_]],
     Tuple[npt.ArrayLike, npt.ArrayLike],
 ]
@@ -190,7 +194,7 @@ Evaluator = Callable[
 
 def search(
     game: Game,
-    evaluator: Union["Player", Evaluator],
+    evaluator: Union["Player", _Evaluator],
     simulations: int = 64,
     *,
     algorithm: str = "puct",
@@ -202,12 +206,13 @@ def search(
     """MCTS on `game` guided by a network Player or a Python callable; the
     GIL is released except while the callable runs."""
 
+@final
 class Player:
     """Any player spec: "alphabeta:depth=4", "mcts:sims=200", "random",
     or a network ("net:PATH,sims=64" or the path of a player file, a
     checkpoint folder or a run folder)."""
 
-    def __init__(self, spec: str, game: Optional[str] = None, seed: int = 0) -> None: ...
+    def __new__(cls, spec: str, game: Optional[str] = None, seed: int = 0) -> "Player": ...
     @property
     def spec(self) -> str: ...
     @property
@@ -219,6 +224,7 @@ class Player:
     def analyse(self, game: Game, simulations: Optional[int] = None, seed: int = 0) -> SearchResult:
         """A network player's search of `game`."""
 
+@final
 class MatchResult:
     """A match's result from the first player's side."""
 
@@ -248,3 +254,20 @@ def read_samples(path: str, game: Optional[str] = None, inputs: str = "basic") -
     """Training samples as arrays: "observations", "policy", "action_mask",
     "z", "q", "setups", "game" (and a shard's "pdn")."""
 
+
+__all__ = [
+    "DamoneError",
+    "ENCODING_VERSION",
+    "GAMES",
+    "Game",
+    "MatchResult",
+    "Outcome",
+    "POLICY_SIZE",
+    "Player",
+    "SearchResult",
+    "VecEnv",
+    "perft",
+    "play_match",
+    "read_samples",
+    "search",
+]
