@@ -9,44 +9,15 @@ Quick start::
 
     import damone
     g = damone.Game()                    # Damone's start position
-    g.legal_moves()                      # ['a3-b4', ...]
-    g.play("c3-d4")
+    g.legal_moves()                      # ['f1-g2', 'd1-c2', ...]
+    g.play("f3-e4")
     env = damone.VecEnv(1024, seed=1)    # 1,024 games stepped together
     obs, info = env.reset()
     mask = info["action_mask"]           # legal actions, 1,024 x POLICY_SIZE
 """
 
-from ._damone import (
-    ENCODING_VERSION,
-    GAMES,
-    POLICY_SIZE,
-    DamoneError,
-    Game,
-    MatchResult,
-    Outcome,
-    Player,
-    SearchResult,
-    VecEnv,
-    perft,
-    play_match,
-    read_samples,
-    search,
-)
+from . import _damone
+from ._damone import *  # noqa: F401,F403  (the names of _damone.__all__)
 
-__all__ = [
-    "ENCODING_VERSION",
-    "GAMES",
-    "POLICY_SIZE",
-    "DamoneError",
-    "Game",
-    "MatchResult",
-    "Outcome",
-    "Player",
-    "SearchResult",
-    "VecEnv",
-    "perft",
-    "play_match",
-    "read_samples",
-    "search",
-]
+__all__ = list(_damone.__all__)
 __version__ = "0.1.0"
