@@ -11,7 +11,7 @@ use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods}
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-enum AnyEnv {
+pub enum AnyEnv {
     Damone(BatchEnv<Position>),
     Italian(BatchEnv<italian::Position>),
 }
@@ -73,20 +73,6 @@ fn make_env<P: Wrap>(
     Ok(BatchEnv::new(n, start, opts, seed))
 }
 
-trait Wrapped: Wrap {
-    fn env(e: BatchEnv<Self>) -> AnyEnv;
-}
-impl Wrapped for Position {
-    fn env(e: BatchEnv<Self>) -> AnyEnv {
-        AnyEnv::Damone(e)
-    }
-}
-impl Wrapped for italian::Position {
-    fn env(e: BatchEnv<Self>) -> AnyEnv {
-        AnyEnv::Italian(e)
-    }
-}
-
 #[pymethods]
 impl PyVecEnv {
     #[new]
@@ -118,7 +104,8 @@ impl PyVecEnv {
         };
         let kind = game_kind(game)?;
         let variant = variant.unwrap_or("standard");
-        let env = damone::with_game!(kind, P => P::env(make_env::<P>(num_envs, setup, variant, opts, seed)?));
+        let env =
+            damone::with_game!(kind, P => P::wrap_env(make_env::<P>(num_envs, setup, variant, opts, seed)?));
         let mut this = PyVecEnv {
             env,
             buffers: Buffers::new(py, num_envs, opts.inputs.planes()),

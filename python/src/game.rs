@@ -2,10 +2,13 @@
 //! history (for the repetition and no-progress draws), moves as text or as
 //! network actions, and its input planes.
 
+use crate::env::AnyEnv;
+use crate::player::AnyPlayer;
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
 use damone::game::{italian, Color, DrawRules, Game, GameKind, GamePosition, Outcome, Position};
 use damone::net::{policy_indices, Board32, Observation, POLICY_SIZE};
+use damone::selfplay::BatchEnv;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
 
@@ -27,35 +30,39 @@ macro_rules! each_game {
 }
 pub(crate) use each_game;
 
-/// A position type the bindings can hold: wraps its game into [`AnyGame`].
+/// A position type the bindings can hold: wraps its game, environment and
+/// player into the enums of either game.
 pub trait Wrap: Board32 + damone::run::RunGame {
     fn wrap(game: Game<Self>) -> AnyGame;
     fn unwrap(game: &AnyGame) -> Option<&Game<Self>>;
+    fn wrap_env(env: BatchEnv<Self>) -> AnyEnv;
+    fn wrap_player(player: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer;
 }
 
-impl Wrap for Position {
-    fn wrap(game: Game<Self>) -> AnyGame {
-        AnyGame::Damone(game)
-    }
-    fn unwrap(game: &AnyGame) -> Option<&Game<Self>> {
-        match game {
-            AnyGame::Damone(g) => Some(g),
-            _ => None,
+/// Implement [`Wrap`] for `$P` with the enums' variant `$v`.
+macro_rules! wrap {
+    ($P:ty, $v:ident) => {
+        impl Wrap for $P {
+            fn wrap(game: Game<Self>) -> AnyGame {
+                AnyGame::$v(game)
+            }
+            fn unwrap(game: &AnyGame) -> Option<&Game<Self>> {
+                match game {
+                    AnyGame::$v(g) => Some(g),
+                    _ => None,
+                }
+            }
+            fn wrap_env(env: BatchEnv<Self>) -> AnyEnv {
+                AnyEnv::$v(env)
+            }
+            fn wrap_player(player: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer {
+                AnyPlayer::$v(player)
+            }
         }
-    }
+    };
 }
-
-impl Wrap for italian::Position {
-    fn wrap(game: Game<Self>) -> AnyGame {
-        AnyGame::Italian(game)
-    }
-    fn unwrap(game: &AnyGame) -> Option<&Game<Self>> {
-        match game {
-            AnyGame::Italian(g) => Some(g),
-            _ => None,
-        }
-    }
-}
+wrap!(Position, Damone);
+wrap!(italian::Position, Italian);
 
 impl AnyGame {
     /// A new game of `kind` from `setup` (or the variant's start), under

@@ -14,23 +14,9 @@ use damone::util::elo::score_interval;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
-enum AnyPlayer {
+pub enum AnyPlayer {
     Damone(Box<dyn damone::arena::Player<Position>>),
     Italian(Box<dyn damone::arena::Player<italian::Position>>),
-}
-
-trait Boxed: Wrap {
-    fn player(p: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer;
-}
-impl Boxed for Position {
-    fn player(p: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer {
-        AnyPlayer::Damone(p)
-    }
-}
-impl Boxed for italian::Position {
-    fn player(p: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer {
-        AnyPlayer::Italian(p)
-    }
 }
 
 /// A player: `"alphabeta:depth=4"`, `"mcts:sims=200"`, `"random"`, or a
@@ -47,19 +33,18 @@ pub struct PyPlayer {
     is_net: bool,
 }
 
-fn open<P: Boxed>(spec: &str, seed: u64) -> PyResult<AnyPlayer> {
+fn open<P: Wrap>(spec: &str, seed: u64) -> PyResult<AnyPlayer> {
     let factory: PlayerFactory<P> = factory_on(spec, &damone::net::ComputeDevice::cpu()).map_err(err)?;
-    Ok(P::player(factory(seed)))
+    Ok(P::wrap_player(factory(seed)))
+}
+
+fn wrong_game(player: GameKind, game: GameKind) -> PyErr {
+    err(format!("this player plays {player}, and the game is {game}"))
 }
 
 /// The game of `game` for a player of `kind`, refused by name if another.
 fn game_of<P: Wrap>(game: &PyGame, kind: GameKind) -> PyResult<&Game<P>> {
-    P::unwrap(&game.inner).ok_or_else(|| {
-        err(format!(
-            "this player plays {kind}, and the game is {}",
-            game.inner.kind()
-        ))
-    })
+    P::unwrap(&game.inner).ok_or_else(|| wrong_game(kind, game.inner.kind()))
 }
 
 #[pymethods]
