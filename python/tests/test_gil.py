@@ -38,7 +38,7 @@ def test_perft_and_a_search_release_the_gil():
     duration, pause = longest_pause_during(lambda: damone.perft(8))
     assert duration > 0.1, "perft(8) too quick to tell"
     assert pause < duration / 3, (duration, pause)
-    player, game = damone.Player("alphabeta:depth=9"), damone.Game()
+    player, game = damone.Player("alphabeta:depth=10"), damone.Game()
     duration, pause = longest_pause_during(lambda: player.choose(game))
     assert duration > 0.1, "the search too quick to tell"
     assert pause < duration / 3, (duration, pause)
