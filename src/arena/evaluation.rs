@@ -9,6 +9,7 @@ use crate::game::{Color, Game, Outcome};
 use crate::mcts::{search_batched, EvalRequest, Evaluator, SearchParams, Tree};
 use crate::util::elo::score_interval;
 use crate::util::rng_stream;
+use crate::util::stop::Stop;
 use rayon::prelude::*;
 
 /// One finished evaluation game.
@@ -55,7 +56,9 @@ pub enum Searcher<'a> {
 /// Play `games` games between MCTS with `params` and `evaluator` and
 /// alpha-beta at `depth`, colours alternating, each pair of games from one
 /// seeded opening of `settings`. `tree_seed` seeds the searcher's trees.
-/// `on_game` is called as each game ends.
+/// `on_game` is called as each game ends. A raised `stop` ends the games
+/// early (the result then counts only the games that finished).
+#[allow(clippy::too_many_arguments)]
 pub fn play_vs_alphabeta<P: Baseline>(
     evaluator: &mut dyn Evaluator<P>,
     params: &SearchParams,
@@ -64,6 +67,7 @@ pub fn play_vs_alphabeta<P: Baseline>(
     games: usize,
     tree_seed: u64,
     on_game: &mut dyn FnMut(),
+    stop: &Stop,
 ) -> EvalResult {
     play_searcher_vs_alphabeta(
         evaluator,
@@ -73,10 +77,12 @@ pub fn play_vs_alphabeta<P: Baseline>(
         games,
         tree_seed,
         on_game,
+        stop,
     )
 }
 
 /// [`play_vs_alphabeta`] with any [`Searcher`]: MCTS, or the raw policy.
+#[allow(clippy::too_many_arguments)]
 pub fn play_searcher_vs_alphabeta<P: Baseline>(
     evaluator: &mut dyn Evaluator<P>,
     searcher: Searcher<'_>,
@@ -85,10 +91,14 @@ pub fn play_searcher_vs_alphabeta<P: Baseline>(
     games: usize,
     tree_seed: u64,
     on_game: &mut dyn FnMut(),
+    stop: &Stop,
 ) -> EvalResult {
     let mut games = EvalGames::new(searcher, settings, depth, games, tree_seed);
     loop {
         games.record_finished(on_game);
+        if stop.requested() {
+            break;
+        }
         let live: Vec<usize> = (0..games.boards.len())
             .filter(|&i| games.done[i].is_none())
             .collect();
@@ -251,7 +261,8 @@ impl<P: Baseline> EvalGames<P> {
             games: Vec::with_capacity(self.boards.len()),
         };
         for ((board, color), done) in self.boards.iter().zip(&self.color).zip(&self.done) {
-            let o = done.expect("every game finished");
+            // Games cut short by a stop request are left out.
+            let Some(o) = *done else { continue };
             match o.winner {
                 Some(w) if w == *color => r.wins += 1,
                 None => r.draws += 1,

@@ -2,7 +2,7 @@
 //! the library's [`Run`].
 
 use super::progress_bar;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use damone::net::DeviceChoice;
 use damone::run::{EvalRow, Event, Metrics, Phase, Run, RunGame, Start};
@@ -60,6 +60,8 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
 /// Open the run of game `P` and play it, drawing bars and lines.
 fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
     let mut run = Run::<P>::open_with(a.config.as_deref(), &a.sets, start)?;
+    let stop = run.stopper();
+    damone::util::stop::stop_on_signals(&stop).context("cannot handle stop signals")?;
     let quiet = a.quiet;
     if !quiet {
         eprintln!("{}", start_line(&run, a.resume));
@@ -67,6 +69,7 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
     let (iterations, minutes) = (run.config().iterations, run.config().time_limit_minutes);
     let mut bar = indicatif::ProgressBar::hidden();
     let mut played = 0;
+    let mut dropped = None;
     run.run(&mut |e: &Event| match e {
         Event::Phase {
             iteration,
@@ -88,16 +91,40 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
                 eprintln!("{}", iteration_line(metrics, evals, iterations, minutes));
             }
         }
+        Event::Interrupted { iteration, .. } => {
+            bar.finish_and_clear();
+            dropped = Some(*iteration);
+        }
         Event::Finished { iterations } => played = *iterations,
         _ => {}
     })?;
-    if !quiet {
+    if stop.requested() {
+        // Said even with --quiet: what was kept, and how to go on.
+        eprintln!("{}", stopped_line(&run, dropped));
+    } else if !quiet {
         eprintln!(
             "done: {played} iterations, checkpoints in {}",
             run.dir().display()
         );
     }
     Ok(())
+}
+
+/// What a stop request (SIGTERM, Ctrl-C) kept: the newest checkpoint,
+/// and the iteration it dropped, if any.
+fn stopped_line<P: RunGame>(run: &Run<P>, dropped: Option<u32>) -> String {
+    let kept = run.state().iteration;
+    let what = match kept {
+        0 => "no checkpoint yet".to_string(),
+        k => format!(
+            "kept checkpoint {}",
+            run.dir().join(format!("iter_{k:04}")).display()
+        ),
+    };
+    let cut = dropped.map_or(String::new(), |k| {
+        format!("; iteration {k} was cut short and not written")
+    });
+    format!("stopped on request: {what}{cut}; continue with --resume")
 }
 
 /// The run's first line: its folder, shape, self-play, threads and device.

@@ -28,6 +28,7 @@ use crate::run::RunGame;
 use crate::util::chart::line_chart;
 use crate::util::derive_seed;
 use crate::util::elo::score_interval;
+use crate::util::stop::Stop;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -322,6 +323,7 @@ impl<P: RunGame> CheckpointRating<'_, P> {
                 self.cfg.games as usize,
                 self.cfg.seed,
                 &mut || on(&RateEvent::Game),
+                &Stop::new(),
             );
             let sims = if matches!(searcher, Searcher::Policy) {
                 0

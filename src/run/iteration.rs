@@ -58,8 +58,11 @@ impl<P: super::RunGame> Run<P> {
         let k = self.state.iteration + 1;
         let t_iter = Instant::now();
         let selfplay = self.self_play_phase(k, observer);
+        self.check_stop(k)?;
         let learn = self.learn_phase(k, selfplay.samples, observer);
+        self.check_stop(k)?;
         let eval = self.evaluation_phase(k, observer);
+        self.check_stop(k)?;
         let wall = wall0 + t0.elapsed().as_secs_f64();
         self.state.iteration = k;
         self.state.step = self.trainer.step;
@@ -76,6 +79,15 @@ impl<P: super::RunGame> Run<P> {
             checkpoint,
         });
         Ok(m)
+    }
+
+    /// Give up iteration `k` if a stop was requested during it.
+    fn check_stop(&mut self, k: u32) -> Result<(), RunError> {
+        if self.stop.requested() {
+            self.interrupted = Some(k);
+            return Err(RunError::Interrupted(k));
+        }
+        Ok(())
     }
 
     /// Self-play until the iteration's games have finished; their samples

@@ -8,8 +8,9 @@
 //! ```
 //!
 //! A run reports its progress as [`Event`]s to an observer (the CLI's
-//! progress bars, a web page, a test), and can be stopped between
-//! iterations through [`Run::stop_handle`].
+//! progress bars, a web page, a test), and can be stopped at a safe point
+//! through [`Run::stopper`] (SIGTERM and Ctrl-C in the CLI): between
+//! iterations, or within one, whose work is then dropped unwritten.
 //!
 //! A run is of one game, its type `P` (Damone's `Position` by default;
 //! `with_game!` picks it from a config's `game`).
@@ -51,9 +52,10 @@ use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
 use crate::util::bin::BinError;
+use crate::util::stop::Stop;
 use crate::util::{atomic_write, derive_seed};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -186,6 +188,9 @@ pub enum Event {
         evals: Vec<EvalRow>,
         checkpoint: PathBuf,
     },
+    /// A stop request cut iteration `iteration` short: nothing of it was
+    /// written; the newest checkpoint is iteration `kept` (0: none).
+    Interrupted { iteration: u32, kept: u32 },
     /// The run stopped (limit reached or stop requested).
     Finished { iterations: u32 },
 }
@@ -217,6 +222,8 @@ pub enum RunError {
     Weights(String),
     #[error("device: {0}")]
     Device(#[from] DeviceError),
+    #[error("iteration {0} was cut short by a stop request and not written; open the run again with --resume to go on")]
+    Interrupted(u32),
     #[error("{dir} is a run of {found}, not of {expected}")]
     WrongGame {
         dir: PathBuf,
@@ -247,7 +254,10 @@ pub struct Run<P: RunGame = Position> {
     eval_games: Vec<EvalGameRow>,
     pool: Arc<rayon::ThreadPool>,
     compute: ComputeDevice,
-    stop: Arc<AtomicBool>,
+    stop: Stop,
+    /// The iteration a stop request cut short: the run's state in memory
+    /// is then part-way through it, and no further iteration is played.
+    interrupted: Option<u32>,
     resumed: bool,
 }
 
@@ -321,6 +331,8 @@ impl<P: RunGame> Run<P> {
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }
+        run.selfplay.stop_on(run.stop.clone());
+        run.trainer.stop_on(run.stop.clone());
         Ok(run)
     }
 
@@ -358,7 +370,8 @@ impl<P: RunGame> Run<P> {
             start,
             pool,
             compute,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: Stop::new(),
+            interrupted: None,
             resumed: false,
         })
     }
@@ -423,9 +436,14 @@ impl<P: RunGame> Run<P> {
     pub fn metrics(&self) -> &[Metrics] {
         &self.metrics
     }
-    /// Set the flag to stop the run after the iteration under way.
-    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+    /// The run's stop flag: raised, the run stops at its next safe point
+    /// (see [`Run::run`]).
+    pub fn stopper(&self) -> Stop {
         self.stop.clone()
+    }
+    /// The same flag as an `Arc<AtomicBool>`.
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        self.stop.flag()
     }
 
     /// True when the config's iteration or time limit is reached.
@@ -434,7 +452,10 @@ impl<P: RunGame> Run<P> {
             || (self.cfg.time_limit_minutes > 0.0 && wall_s >= self.cfg.time_limit_minutes * 60.0)
     }
 
-    /// Play iterations until a limit is reached or a stop is requested.
+    /// Play iterations until a limit is reached or a stop is requested. A
+    /// stop during an iteration drops that iteration (nothing of it is
+    /// written; [`Event::Interrupted`] says so) and returns Ok: the newest
+    /// checkpoint stays the one to resume from.
     pub fn run(&mut self, observer: &mut Observer<'_>) -> Result<(), RunError> {
         observer(&Event::Started {
             iteration: self.state.iteration + 1,
@@ -445,8 +466,18 @@ impl<P: RunGame> Run<P> {
         let first = self.state.iteration;
         let t0 = Instant::now();
         let wall0 = self.state.wall_s;
-        while !self.stop.load(Ordering::Relaxed) && !self.limit_reached(wall0 + t0.elapsed().as_secs_f64()) {
-            self.iterate_timed(observer, wall0, t0)?;
+        while !self.stop.requested() && !self.limit_reached(wall0 + t0.elapsed().as_secs_f64()) {
+            match self.iterate_timed(observer, wall0, t0) {
+                Ok(_) => {}
+                Err(RunError::Interrupted(iteration)) => {
+                    observer(&Event::Interrupted {
+                        iteration,
+                        kept: self.state.iteration,
+                    });
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
         }
         observer(&Event::Finished {
             iterations: self.state.iteration - first,
@@ -467,6 +498,9 @@ impl<P: RunGame> Run<P> {
         wall0: f64,
         t0: Instant,
     ) -> Result<Metrics, RunError> {
+        if let Some(k) = self.interrupted {
+            return Err(RunError::Interrupted(k));
+        }
         // Everything of the iteration (network, training, alpha-beta) runs
         // on the run's own pool of `threads` threads.
         let pool = self.pool.clone();
@@ -508,6 +542,7 @@ impl<P: RunGame> Run<P> {
                             done,
                         })
                     },
+                    &self.stop,
                 )
             })
             .collect()

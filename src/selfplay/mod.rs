@@ -27,6 +27,7 @@ use crate::mcts::{
 };
 use crate::net::policy_indices;
 use crate::net::Board32;
+use crate::util::stop::Stop;
 
 mod batch;
 mod env;
@@ -238,6 +239,8 @@ pub struct SelfPlay<P: Board32 = Position> {
     finished: Option<Vec<(Game<P>, Outcome)>>,
     /// The evaluation cache (`selfplay.eval_cache`), emptied each iteration.
     cache: Option<EvalCache<P>>,
+    /// A raised stop ends [`SelfPlay::run_iteration`] early.
+    stop: Stop,
 }
 
 /// For each ply `p` of `game`, the opponent's reply to the move played
@@ -294,7 +297,14 @@ impl<P: Board32> SelfPlay<P> {
             slots,
             finished: None,
             cache: None,
+            stop: Stop::new(),
         }
+    }
+
+    /// End each iteration early once `stop` is raised (its samples and
+    /// counters are then incomplete: the caller drops them).
+    pub fn stop_on(&mut self, stop: Stop) {
+        self.stop = stop;
     }
 
     /// Keep every finished game (for game records) until
@@ -357,7 +367,7 @@ impl<P: Board32> SelfPlay<P> {
             on_game,
             on_live,
         };
-        while sink.stats.games < cfg.games_per_iteration {
+        while sink.stats.games < cfg.games_per_iteration && !self.stop.requested() {
             if cfg.skip_forced {
                 self.play_forced(cfg, &mut sink);
             }

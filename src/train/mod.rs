@@ -288,6 +288,8 @@ pub struct Trainer {
     pub params: TrainParams,
     pub model: ModelConfig,
     device: Device,
+    /// A raised stop ends [`Trainer::train`] before its next step.
+    stop: crate::util::stop::Stop,
 }
 
 /// Training samples for benchmarks: each game's position with a uniform
@@ -401,7 +403,13 @@ impl Trainer {
             params,
             model,
             device: ad,
+            stop: Default::default(),
         }
+    }
+
+    /// End [`Trainer::train`] early once `stop` is raised.
+    pub fn stop_on(&mut self, stop: crate::util::stop::Stop) {
+        self.stop = stop;
     }
 
     /// The network (in training mode).
@@ -503,6 +511,9 @@ impl Trainer {
         let mut l = Losses::default();
         let batches = window.batches(self.params.surprise_fraction);
         for _ in 0..steps {
+            if self.stop.requested() {
+                break;
+            }
             let batch = batches.batch(self.params.batch_size, rng);
             let s = self.train_step(&batch, rng);
             l.policy += s.policy;

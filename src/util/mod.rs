@@ -1,9 +1,10 @@
 //! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing,
-//! process CPU time, thread pools, text lines and SVG charts.
+//! process CPU time, thread pools, text lines, SVG charts and stop requests.
 
 pub mod bin;
 pub mod chart;
 pub mod elo;
+pub mod stop;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
