@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end test of self-play on many machines against a real S3 server:
 # moto's server (from PyPI) on loopback, one learner and two actors on the
-# tiny config. Actor 0 is killed with SIGKILL and restarted, then the
-# learner is; at the end `damone store --check` must find no shard lost or
-# used twice, and the model versions must have advanced to the limit.
+# tiny config. The learner is stopped with SIGTERM (it must exit 0 within
+# 20 s, saying what it kept) and restarted; actor 0 is killed with SIGKILL
+# and restarted; actor 1 is stopped with SIGTERM and restarted; then the
+# learner is killed with SIGKILL and restarted. At the end `damone store
+# --check` must find no shard lost or used twice, and the model versions
+# must have advanced to the limit.
 #
 # Usage: scripts/s3-e2e.sh [path/to/damone]   (default: the release build)
 set -euo pipefail
@@ -54,14 +57,34 @@ wait_models() { # wait until at least $1 model versions exist (or a process died
 learner() { "$bin" learner "${store[@]}" --config configs/tiny.toml "${sets[@]}" >>"$work/learner.log" 2>&1 & }
 actor() { "$bin" actor "${store[@]}" --index "$1" --threads 1 >>"$work/actor$1.log" 2>&1 & }
 
+# SIGTERM: the process stops at a safe point within 20 s with status 0.
+term() { # term PID NAME
+    kill -TERM "$1"
+    for _ in $(seq 200); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$1" 2>/dev/null && fail "$2 did not stop within 20 s of SIGTERM"
+    wait "$1" || fail "$2 exited with status $? after SIGTERM"
+}
+
 learner; learner_pid=$!; pids+=($learner_pid)
 actor 0; a0=$!; pids+=($a0)
 actor 1; a1=$!; pids+=($a1)
+
+wait_models 2
+term "$learner_pid" "the learner"
+grep -q "learner stopped on request" "$work/learner.log" || fail "the learner did not say what it kept"
+echo "s3-e2e: stopped the learner with SIGTERM at $(models) models; restarting it"
+learner; learner_pid=$!; pids+=($learner_pid)
 
 wait_models 3
 kill -9 "$a0"; wait "$a0" 2>/dev/null || true
 echo "s3-e2e: killed actor 0 at $(models) models; restarting it"
 actor 0; a0=$!; pids+=($a0)
+
+wait_models 4
+term "$a1" "actor 1"
+grep -q "actor stopped on request" "$work/actor1.log" || fail "actor 1 did not say what it kept"
+echo "s3-e2e: stopped actor 1 with SIGTERM at $(models) models; restarting it"
+actor 1; a1=$!; pids+=($a1)
 
 wait_models 5
 kill -9 "$learner_pid"; wait "$learner_pid" 2>/dev/null || true
@@ -81,4 +104,5 @@ n="$(grep -c '^| [0-9]' "$work/status.txt")"
 grep -q "learner done" "$work/status.txt" || fail "the learner did not write its done marker"
 grep -q "resumed from model" "$work/learner.log" || fail "the restarted learner did not resume"
 [ "$(grep -c '^actor a0000-' "$work/actor0.log")" -eq 2 ] || fail "actor 0 did not start twice"
-echo "s3-e2e: passed ($n model versions; learner and actor 0 killed and restarted)"
+[ "$(grep -c '^actor a0001-' "$work/actor1.log")" -eq 2 ] || fail "actor 1 did not start twice"
+echo "s3-e2e: passed ($n model versions; learner and actor 1 stopped by SIGTERM, learner and actor 0 killed, each restarted)"

@@ -12,6 +12,7 @@ use damone::cluster::{
     StoreOptions, Taken,
 };
 use damone::run::RunConfig;
+use damone::util::stop::Stop;
 use futures_util::stream::BoxStream;
 use object_store::memory::InMemory;
 use object_store::path::Path;
@@ -156,7 +157,7 @@ fn one_shard(store: &Store, index: u32) -> u64 {
         threads: Some(1),
         ..Default::default()
     };
-    run_actor(store, &opts, &AtomicBool::new(false), &mut |_| {}).unwrap()
+    run_actor(store, &opts, &Stop::new(), &mut |_| {}).unwrap()
 }
 
 /// The games held by the shards written for model `v`: an actor's shard
@@ -234,13 +235,13 @@ fn one_learner_and_two_actors_train_over_a_local_folder() {
                     threads: Some(1),
                     ..Default::default()
                 };
-                run_actor(&store, &opts, &AtomicBool::new(false), &mut |_| {}).unwrap()
+                run_actor(&store, &opts, &Stop::new(), &mut |_| {}).unwrap()
             })
         })
         .collect();
     let mut published = Vec::new();
     learner
-        .run(&AtomicBool::new(false), &mut |e| {
+        .run(&Stop::new(), &mut |e| {
             if let damone::cluster::LearnerEvent::Published(r) = e {
                 published.push(r.version)
             }
@@ -305,7 +306,7 @@ fn actors_refuse_weights_that_fail_their_hash() {
     let n = w.len();
     w[n - 100] ^= 0xff;
     store.put_overwrite(&key, &w).unwrap();
-    let stop = AtomicBool::new(false);
+    let stop = Stop::new();
     let mut bad = Vec::new();
     let opts = ActorOptions {
         max_shards: Some(1),
@@ -315,7 +316,7 @@ fn actors_refuse_weights_that_fail_their_hash() {
     let written = run_actor(&store, &opts, &stop, &mut |e| {
         if let ActorEvent::BadWeights { version, why } = e {
             bad.push((*version, why.clone()));
-            stop.store(true, Ordering::Relaxed);
+            stop.request();
         }
     })
     .unwrap();

@@ -339,3 +339,37 @@ fn a_file_never_shadows_a_builtin_spec_and_weights_errors_are_short() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `damone serve` stops on SIGTERM within 20 seconds with status 0, even
+/// with a connection open, and says so.
+#[test]
+fn serve_stops_on_sigterm() {
+    use std::io::{BufRead, BufReader};
+    let mut child = bin()
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in: {first}"))
+        .to_string();
+    // An idle connection that never sends a request.
+    let _idle = std::net::TcpStream::connect(&addr).unwrap();
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(sent.elapsed().as_secs() < 20, "took {:?}", sent.elapsed());
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+    assert!(rest.iter().any(|l| l.contains("stopped on request")), "{rest:?}");
+}

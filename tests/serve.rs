@@ -94,9 +94,14 @@ async fn handlers_serve_the_page_players_and_run() {
 async fn start_server(cfg: ServeConfig) -> std::net::SocketAddr {
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        serve(cfg, "127.0.0.1:0".parse().unwrap(), |a| {
-            let _ = tx.send(a);
-        })
+        serve(
+            cfg,
+            "127.0.0.1:0".parse().unwrap(),
+            |a| {
+                let _ = tx.send(a);
+            },
+            damone::util::stop::Stop::new(),
+        )
         .await
         .unwrap();
     });

@@ -10,8 +10,8 @@ use damone::cluster::{
 use damone::net::DeviceChoice;
 use damone::run::RunGame;
 
+use damone::util::stop::{stop_on_signals, Stop};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// Where the shared store is.
@@ -75,8 +75,10 @@ pub fn run_actor_cmd(a: ActorArgs) -> Result<()> {
         wait_for_learner: Duration::from_secs(a.wait),
     };
     let quiet = a.quiet;
-    let stop = AtomicBool::new(false);
-    run_actor(&store, &opts, &stop, &mut |e| match e {
+    let stop = Stop::new();
+    stop_on_signals(&stop).context("cannot handle stop signals")?;
+    run_actor(&store, &opts, &stop, &mut |e| {
+        match e {
         ActorEvent::Started { name, device } => {
             eprintln!("actor {name} on {}, device {device}", store.name())
         }
@@ -97,8 +99,12 @@ pub fn run_actor_cmd(a: ActorArgs) -> Result<()> {
         ActorEvent::Dropped { key, newest } => {
             eprintln!("dropped {key}: the learner is at model {newest}, too far ahead")
         }
+        ActorEvent::Finished { shards } if stop.requested() => eprintln!(
+            "actor stopped on request: {shards} shards written; the shard under way, if any, was dropped unwritten"
+        ),
         ActorEvent::Finished { shards } => eprintln!("actor done: {shards} shards written"),
         _ => {}
+    }
     })?;
     Ok(())
 }
@@ -140,7 +146,8 @@ fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store) -> Result<(
         eprintln!("note: {name} already holds a run; its run.toml is used, not --config");
     }
     let quiet = a.quiet;
-    let stop = AtomicBool::new(false);
+    let stop = Stop::new();
+    stop_on_signals(&stop).context("cannot handle stop signals")?;
     learner.run(&stop, &mut |e| match e {
         LearnerEvent::Started {
             epoch,
@@ -178,6 +185,12 @@ fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store) -> Result<(
         LearnerEvent::Finished { version } => eprintln!("learner done at model {version}"),
         _ => {}
     })?;
+    if stop.requested() {
+        eprintln!(
+            "learner stopped on request: the store keeps model {} and its state; the epoch under way was not published; start the learner again to go on",
+            learner.version()
+        );
+    }
     Ok(())
 }
 

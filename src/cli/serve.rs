@@ -3,6 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::serve::{serve, ServeConfig};
+use damone::util::stop::{stop_on_signals, Stop};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -62,14 +63,22 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(serve(cfg, a.bind, |addr| {
-        let scope = if addr.ip().is_loopback() {
-            "loopback only: this machine; --bind 0.0.0.0:8080 to share it"
-        } else {
-            "reachable from other machines"
-        };
-        eprintln!("damone serve: open http://{addr}/ ({scope}); Ctrl-C stops it");
-    }))
+    let stop = Stop::new();
+    stop_on_signals(&stop).context("cannot handle stop signals")?;
+    rt.block_on(serve(
+        cfg,
+        a.bind,
+        |addr| {
+            let scope = if addr.ip().is_loopback() {
+                "loopback only: this machine; --bind 0.0.0.0:8080 to share it"
+            } else {
+                "reachable from other machines"
+            };
+            eprintln!("damone serve: open http://{addr}/ ({scope}); Ctrl-C stops it");
+        },
+        stop,
+    ))
     .with_context(|| format!("cannot serve on {}", a.bind))?;
+    eprintln!("damone serve stopped on request");
     Ok(())
 }

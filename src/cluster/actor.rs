@@ -12,8 +12,8 @@ use crate::net::{net_from_bytes, ComputeDevice, DeviceChoice, NetEvaluator};
 use crate::run::{RunConfig, RunGame};
 use crate::selfplay::SelfPlay;
 use crate::util::rng_stream;
+use crate::util::stop::Stop;
 use rand::Rng as _;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How an actor runs.
@@ -98,35 +98,40 @@ fn load_weights(store: &Store, rec: &ModelRecord) -> Result<Vec<u8>, String> {
 }
 
 /// Run an actor until the learner is done, `max_shards` are written or
-/// `stop` is set. Returns the number of shards written.
+/// `stop` is set. Returns the number of shards written. A stop during a
+/// shard's games drops that shard unwritten.
 pub fn run_actor(
     store: &Store,
     opts: &ActorOptions,
-    stop: &AtomicBool,
+    stop: &Stop,
     on: &mut dyn FnMut(&ActorEvent),
 ) -> Result<u64, DistError> {
     let Some((cfg, model)) = wait_for_run(store, opts, stop, on)? else {
         return Ok(0);
     };
-    crate::with_game!(cfg.game, P => play_shards(Actor::<P>::new(store, opts, cfg, model, on)?, opts, stop, on))
+    crate::with_game!(cfg.game, P => {
+        let mut actor = Actor::<P>::new(store, opts, cfg, model, on)?;
+        actor.selfplay.stop_on(stop.clone());
+        play_shards(actor, opts, stop, on)
+    })
 }
 
 /// The actor's loop (see [`run_actor`]) in its run's game.
 fn play_shards<P: RunGame>(
     mut actor: Actor<'_, P>,
     opts: &ActorOptions,
-    stop: &AtomicBool,
+    stop: &Stop,
     on: &mut dyn FnMut(&ActorEvent),
 ) -> Result<u64, DistError> {
     let store = actor.store;
     let poll = Duration::from_secs_f64(actor.cfg.dist.poll_seconds);
     let mut written = 0u64;
-    while !stop.load(Ordering::Relaxed) && opts.max_shards.is_none_or(|m| written < m) {
+    while !stop.requested() && opts.max_shards.is_none_or(|m| written < m) {
         if store.get(DONE_KEY)?.is_some() {
             break;
         }
         if !actor.refresh_model(on)? {
-            std::thread::sleep(poll);
+            stop.sleep(poll);
             continue;
         }
         if actor.play_shard(on)? {
@@ -142,13 +147,13 @@ fn play_shards<P: RunGame>(
 fn wait_for_run(
     store: &Store,
     opts: &ActorOptions,
-    stop: &AtomicBool,
+    stop: &Stop,
     on: &mut dyn FnMut(&ActorEvent),
 ) -> Result<Option<(RunConfig, ModelRecord)>, DistError> {
     let t_wait = Instant::now();
     let mut waiting = false;
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.requested() {
             return Ok(None);
         }
         if let (Some(text), Some(rec)) = (store_config(store)?, newest_model(store)?) {
@@ -167,7 +172,7 @@ fn wait_for_run(
             on(&ActorEvent::Waiting);
             waiting = true;
         }
-        std::thread::sleep(Duration::from_millis(500));
+        stop.sleep(Duration::from_millis(500));
     }
 }
 
@@ -265,6 +270,10 @@ impl<'s, P: RunGame> Actor<'s, P> {
         let (samples, stats) = self
             .pool
             .install(|| selfplay.run_iteration(&cfg.search, sp_cfg, ev, sp_seed, &mut |_| {}, &mut |_| {}));
+        if self.selfplay.stop_requested() {
+            // Cut short by a stop request: the shard is incomplete.
+            return Ok(false);
+        }
         let pdn = self.finished_games_pdn(version);
         let key = shard_key(version, &self.name, self.seq);
         self.seq += 1;

@@ -13,8 +13,8 @@ use crate::net::ComputeDevice;
 use crate::run::{check_resumable, RunConfig, RunGame};
 use crate::train::Trainer;
 use crate::util::rng_stream;
+use crate::util::stop::Stop;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -51,6 +51,8 @@ pub struct Learner<P: RunGame = Position> {
     pending: Vec<(String, Shard<P>)>,
     started: Instant,
     resumed: bool,
+    /// Raised, training ends early and nothing of the epoch is published.
+    stop: Stop,
 }
 
 fn parse_config(text: &str, sets: &[String]) -> Result<RunConfig, DistError> {
@@ -234,6 +236,7 @@ impl<P: RunGame> Learner<P> {
             pending: Vec::new(),
             started: Instant::now(),
             resumed: false,
+            stop: Stop::new(),
         };
         if l.reload()? {
             l.resumed = true;
@@ -490,6 +493,11 @@ impl<P: RunGame> Learner<P> {
         let pool = self.pool.clone();
         let (trainer, window) = (&mut self.trainer, &self.window);
         let losses = pool.install(|| trainer.train(window, steps, &mut rng, || {}));
+        if self.stop.requested() {
+            // Cut short by a stop request: the store keeps the previous
+            // version, and its shards stay untaken for the next learner.
+            return Ok(());
+        }
         // The version that leaves the fresh window: its untaken shards are
         // stale from now on.
         if next > self.cfg.dist.max_staleness as u64 {
@@ -512,15 +520,18 @@ impl<P: RunGame> Learner<P> {
     }
 
     /// Collect, train and publish until the config's limit or `stop`;
-    /// then write the done marker.
-    pub fn run(&mut self, stop: &AtomicBool, on: &mut dyn FnMut(&LearnerEvent)) -> Result<(), DistError> {
+    /// then write the done marker. A stop during training publishes
+    /// nothing of that epoch: the learner is then to be opened again.
+    pub fn run(&mut self, stop: &Stop, on: &mut dyn FnMut(&LearnerEvent)) -> Result<(), DistError> {
+        self.stop = stop.clone();
+        self.trainer.stop_on(stop.clone());
         on(&LearnerEvent::Started {
             epoch: self.state.epoch,
             version: self.state.version,
             resumed: self.resumed,
             device: self.compute.describe().to_string(),
         });
-        while !stop.load(Ordering::Relaxed) {
+        while !stop.requested() {
             if self.limit_reached() {
                 self.store
                     .put_create(DONE_KEY, format!("version = {}\n", self.state.version).as_bytes())?;
@@ -533,7 +544,7 @@ impl<P: RunGame> Learner<P> {
             if self.ready() {
                 self.train_and_publish(on)?;
             } else {
-                std::thread::sleep(Duration::from_secs_f64(self.cfg.dist.poll_seconds));
+                stop.sleep(Duration::from_secs_f64(self.cfg.dist.poll_seconds));
             }
         }
         Ok(())

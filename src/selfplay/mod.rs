@@ -307,6 +307,11 @@ impl<P: Board32> SelfPlay<P> {
         self.stop = stop;
     }
 
+    /// True once the stop given to [`SelfPlay::stop_on`] is raised.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.requested()
+    }
+
     /// Keep every finished game (for game records) until
     /// [`SelfPlay::take_finished_games`] takes them.
     pub fn keep_finished_games(&mut self) {

@@ -22,6 +22,7 @@ mod watch;
 use crate::game::{GameKind, GamePosition};
 use crate::net::ComputeDevice;
 use crate::run::RunDir;
+use crate::util::stop::Stop;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -106,15 +107,34 @@ pub fn router(cfg: ServeConfig) -> Router {
         .with_state(state)
 }
 
-/// Serve on `bind` until the process ends; `ready` gets the bound address.
+/// How long a stopping server waits for open connections (games over a
+/// WebSocket, a run's event stream) to close before it returns anyway.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Serve on `bind` until `stop` is raised; `ready` gets the bound address.
+/// A stop refuses new connections at once and gives open ones
+/// [`SHUTDOWN_GRACE`] to end.
 pub async fn serve(
     cfg: ServeConfig,
     bind: SocketAddr,
     ready: impl FnOnce(SocketAddr),
+    stop: Stop,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(bind).await?;
     ready(listener.local_addr()?);
-    axum::serve(listener, router(cfg)).await
+    let raised = |stop: Stop| async move {
+        while !stop.requested() {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    let server = axum::serve(listener, router(cfg)).with_graceful_shutdown(raised(stop.clone()));
+    tokio::select! {
+        r = server => r,
+        _ = async {
+            raised(stop).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => Ok(()),
+    }
 }
 
 fn asset(body: &'static str, kind: &'static str) -> Response {

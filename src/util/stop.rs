@@ -22,6 +22,19 @@ impl Stop {
     pub fn requested(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+    /// Sleep for `d`, waking early (within a tenth of a second) if a stop
+    /// is requested; true if it was.
+    pub fn sleep(&self, d: std::time::Duration) -> bool {
+        let end = std::time::Instant::now() + d;
+        while !self.requested() {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+        }
+        true
+    }
     /// The flag itself (for code that shares an `Arc<AtomicBool>`).
     pub fn flag(&self) -> Arc<AtomicBool> {
         self.0.clone()
