@@ -52,7 +52,7 @@ pub enum CheckpointError {
     Weights(PathBuf, WeightsError),
     #[error("checkpoint {0}: {1} is damaged (its checksum does not match state.toml)")]
     Damaged(PathBuf, &'static str),
-    #[error("cannot write checkpoint {0}: {1}")]
+    #[error("cannot write checkpoint {0}: {1} (is the disk full, or the folder read-only?); the checkpoints before it are intact: fix that, then --resume")]
     Write(PathBuf, std::io::Error),
     #[error("no checkpoint in {0}")]
     Empty(PathBuf),
@@ -273,31 +273,24 @@ impl RunDir {
         path.is_dir() && !path.join("state.toml").exists() && !RunDir::new(path).checkpoints().is_empty()
     }
 
-    /// Write checkpoint `k` (temp folder, then rename).
+    /// Write checkpoint `k` (temp folder, then rename). On failure (a full
+    /// disk, a folder that refuses writes) the temp folder is removed and
+    /// the checkpoints before it stay as they were.
     pub fn write(&self, k: u32, f: &CheckpointFiles<'_>) -> Result<PathBuf, CheckpointError> {
         let final_dir = self.iter_dir(k);
         let tmp = self.root.join(format!(".iter_{k:04}.tmp"));
-        let werr = |e| CheckpointError::Write(final_dir.clone(), e);
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(werr)?;
-        let config = f.config.to_toml();
-        let mut state = f.state.clone();
-        state.checksums.clear();
-        for (name, bytes) in [
-            ("config.toml", config.as_bytes()),
-            ("model.bpk", f.model),
-            ("optimizer.bpk", f.optimizer),
-            ("replay.bin", f.replay),
-            ("selfplay.bin", f.selfplay),
-        ] {
-            atomic_write(&tmp.join(name), bytes).map_err(werr)?;
-            state.checksums.insert(name.to_string(), checksum(bytes));
+        let written = write_files(&tmp, f).and_then(|()| {
+            let _ = std::fs::remove_dir_all(&final_dir);
+            std::fs::rename(&tmp, &final_dir)
+        });
+        match written {
+            Ok(()) => Ok(final_dir),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Err(CheckpointError::Write(final_dir, e))
+            }
         }
-        let state = toml::to_string(&state).expect("state serialises");
-        atomic_write(&tmp.join("state.toml"), state.as_bytes()).map_err(werr)?;
-        let _ = std::fs::remove_dir_all(&final_dir);
-        std::fs::rename(&tmp, &final_dir).map_err(werr)?;
-        Ok(final_dir)
     }
 
     /// Remove checkpoints beyond the newest `keep_last`, except `keep`.
@@ -310,4 +303,25 @@ impl RunDir {
             }
         }
     }
+}
+
+/// The files of a checkpoint into `dir` (created): every file atomically,
+/// `state.toml` with their checksums last.
+fn write_files(dir: &Path, f: &CheckpointFiles<'_>) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let config = f.config.to_toml();
+    let mut state = f.state.clone();
+    state.checksums.clear();
+    for (name, bytes) in [
+        ("config.toml", config.as_bytes()),
+        ("model.bpk", f.model),
+        ("optimizer.bpk", f.optimizer),
+        ("replay.bin", f.replay),
+        ("selfplay.bin", f.selfplay),
+    ] {
+        atomic_write(&dir.join(name), bytes)?;
+        state.checksums.insert(name.to_string(), checksum(bytes));
+    }
+    let state = toml::to_string(&state).expect("state serialises");
+    atomic_write(&dir.join("state.toml"), state.as_bytes())
 }

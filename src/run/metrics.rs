@@ -138,7 +138,7 @@ pub struct EvalGameRow {
 pub enum LogError {
     #[error("cannot read {0}: {1}")]
     Read(String, String),
-    #[error("cannot write {0}: {1}")]
+    #[error("cannot write {0}: {1} (is the disk full, or the folder read-only?)")]
     Write(String, String),
 }
 

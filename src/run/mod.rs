@@ -212,6 +212,8 @@ pub enum RunError {
     Damaged(CheckpointError, String),
     #[error("cannot use run folder {0}: {1}")]
     Io(PathBuf, std::io::Error),
+    #[error("cannot write {0}: {1} (is the disk full, or the folder read-only?); the checkpoints are intact: fix that, then --resume")]
+    Write(PathBuf, std::io::Error),
     #[error("checkpoint {0}: replay.bin: {1}")]
     Replay(PathBuf, ReplayError),
     #[error("checkpoint {0}: selfplay.bin: {1}")]
@@ -634,7 +636,7 @@ fn log_resume(ck: &Checkpoint, sets: &[String], dir: &RunDir) -> Result<(), RunE
         let log = dir.root.join("resume.log");
         let mut text = std::fs::read_to_string(&log).unwrap_or_default();
         text.push_str(&line);
-        atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Io(log.clone(), e))?;
+        atomic_write(&log, text.as_bytes()).map_err(|e| RunError::Write(log.clone(), e))?;
     }
     Ok(())
 }
