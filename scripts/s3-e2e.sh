@@ -4,9 +4,10 @@
 # tiny config. The learner is stopped with SIGTERM (it must exit 0 within
 # 20 s, saying what it kept) and restarted; actor 0 is killed with SIGKILL
 # and restarted; actor 1 is stopped with SIGTERM and restarted; then the
-# learner is killed with SIGKILL and restarted. At the end `damone store
-# --check` must find no shard lost or used twice, and the model versions
-# must have advanced to the limit.
+# learner is killed with SIGKILL and restarted. In between, the S3 server
+# is frozen for 65 s (DAMONE_E2E_OUTAGE) and every process must wait it
+# out. At the end `damone store --check` must find no shard lost or used
+# twice, and the model versions must have advanced to the limit.
 #
 # Usage: scripts/s3-e2e.sh [path/to/damone]   (default: the release build)
 set -euo pipefail
@@ -37,7 +38,7 @@ fail() {
 }
 
 "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
-pids+=($!)
+moto_pid=$!; pids+=($moto_pid)
 for _ in $(seq 100); do curl -sf "$endpoint/" >/dev/null 2>&1 && break; sleep 0.2; done
 curl -sf -X PUT "$endpoint/damone-e2e" >/dev/null || fail "cannot create the bucket on moto"
 
@@ -80,6 +81,18 @@ kill -9 "$a0"; wait "$a0" 2>/dev/null || true
 echo "s3-e2e: killed actor 0 at $(models) models; restarting it"
 actor 0; a0=$!; pids+=($a0)
 
+# An outage: the S3 server frozen (SIGSTOP: connections hang, its objects
+# kept) for OUTAGE seconds. The learner and the actors wait it out.
+outage="${DAMONE_E2E_OUTAGE:-65}"
+kill -STOP "$moto_pid"
+echo "s3-e2e: S3 server stopped for $outage s at $(date +%T)"
+sleep "$outage"
+for p in "$learner_pid" "$a0" "$a1"; do
+    kill -0 "$p" 2>/dev/null || { kill -CONT "$moto_pid"; fail "a process exited during the outage"; }
+done
+kill -CONT "$moto_pid"
+echo "s3-e2e: S3 server back at $(date +%T); learner and actors still running"
+
 wait_models 4
 term "$a1" "actor 1"
 grep -q "actor stopped on request" "$work/actor1.log" || fail "actor 1 did not say what it kept"
@@ -105,4 +118,4 @@ grep -q "learner done" "$work/status.txt" || fail "the learner did not write its
 grep -q "resumed from model" "$work/learner.log" || fail "the restarted learner did not resume"
 [ "$(grep -c '^actor a0000-' "$work/actor0.log")" -eq 2 ] || fail "actor 0 did not start twice"
 [ "$(grep -c '^actor a0001-' "$work/actor1.log")" -eq 2 ] || fail "actor 1 did not start twice"
-echo "s3-e2e: passed ($n model versions; learner and actor 1 stopped by SIGTERM, learner and actor 0 killed, each restarted)"
+echo "s3-e2e: passed ($n model versions; learner and actor 1 stopped by SIGTERM, learner and actor 0 killed, each restarted; a $outage s outage waited out)"

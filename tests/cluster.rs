@@ -531,3 +531,64 @@ fn an_italian_run_over_a_store() {
     assert!(e.contains("holds a run of italian, not of damone"), "{e}");
     assert!(audit(&store).unwrap().problems().is_empty());
 }
+
+/// With no attempt limit, a store waits out an outage however long,
+/// reporting while it waits, and a stop request ends the wait with the
+/// error.
+#[test]
+fn an_outage_is_waited_out_and_a_stop_ends_the_wait() {
+    let mem: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let faults = Arc::new(Faults::default());
+    let faulty = Faulty {
+        inner: mem,
+        faults: faults.clone(),
+    };
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = lines.clone();
+    let stop = Stop::new();
+    let mut opts = StoreOptions::new();
+    opts.backoff = Duration::from_millis(1);
+    opts.log_every = Duration::from_millis(50);
+    opts.on_wait = Some(damone::cluster::WaitLog(Arc::new(move |l: &str| {
+        seen.lock().unwrap().push(l.to_string())
+    })));
+    opts.stop = Some(stop.clone());
+    assert_eq!(opts.attempts, 0, "no attempt limit by default");
+    let store = Store::with(Arc::new(faulty), "run", "faulty-memory", opts);
+    // An outage of 400 ms: the write waits, then lands.
+    faults.fail.lock().unwrap().push("shards/".into());
+    let mend = {
+        let faults = faults.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            faults.fail.lock().unwrap().clear();
+        })
+    };
+    let t = std::time::Instant::now();
+    assert_eq!(
+        store.put_create("shards/a", b"x").unwrap(),
+        damone::cluster::Created::Written
+    );
+    mend.join().unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(400));
+    let reported = lines.lock().unwrap().clone();
+    assert!(
+        !reported.is_empty()
+            && reported[0].contains("faulty-memory unreachable")
+            && reported[0].contains("still trying"),
+        "{reported:?}"
+    );
+    assert_eq!(store.get("shards/a").unwrap().as_deref(), Some(&b"x"[..]));
+    // Another outage, ended by a stop request instead.
+    faults.fail.lock().unwrap().push("shards/".into());
+    let stopper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            stop.request();
+        })
+    };
+    let e = store.put_create("shards/b", b"y").unwrap_err().to_string();
+    stopper.join().unwrap();
+    assert!(e.contains("injected write failure"), "{e}");
+}

@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::cluster::{
     audit, run_actor, scheduler_index, ActorEvent, ActorOptions, Learner, LearnerEvent, Store, StoreOptions,
-    Taken,
+    Taken, WaitLog,
 };
 use damone::net::DeviceChoice;
 use damone::run::RunGame;
@@ -28,9 +28,23 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
+    /// The store for a one-off command: a few attempts, then the error.
     fn open(&self) -> Result<Store> {
         let mut o = StoreOptions::new();
         o.endpoint = self.endpoint.clone();
+        o.attempts = 6;
+        Ok(Store::open(&self.store, &o)?)
+    }
+
+    /// The store for a long-running actor or learner: an outage of any
+    /// length is waited out (a line a minute says so), until `stop`.
+    fn open_waiting(&self, stop: &Stop) -> Result<Store> {
+        let mut o = StoreOptions::new();
+        o.endpoint = self.endpoint.clone();
+        o.stop = Some(stop.clone());
+        o.on_wait = Some(WaitLog(std::sync::Arc::new(|line: &str| {
+            eprintln!("warning: {line}")
+        })));
         Ok(Store::open(&self.store, &o)?)
     }
 }
@@ -62,7 +76,9 @@ pub struct ActorArgs {
 }
 
 pub fn run_actor_cmd(a: ActorArgs) -> Result<()> {
-    let store = a.store.open()?;
+    let stop = Stop::new();
+    stop_on_signals(&stop).context("cannot handle stop signals")?;
+    let store = a.store.open_waiting(&stop)?;
     let index = match a.index {
         Some(i) => i,
         None => scheduler_index()?.unwrap_or(0),
@@ -75,8 +91,6 @@ pub fn run_actor_cmd(a: ActorArgs) -> Result<()> {
         wait_for_learner: Duration::from_secs(a.wait),
     };
     let quiet = a.quiet;
-    let stop = Stop::new();
-    stop_on_signals(&stop).context("cannot handle stop signals")?;
     run_actor(&store, &opts, &stop, &mut |e| {
         match e {
         ActorEvent::Started { name, device } => {
@@ -130,15 +144,17 @@ pub struct LearnerArgs {
 }
 
 pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
-    let store = a.store.open()?;
+    let stop = Stop::new();
+    stop_on_signals(&stop).context("cannot handle stop signals")?;
+    let store = a.store.open_waiting(&stop)?;
     let name = store.name().to_string();
     let game = Learner::game_to_open(&store, a.config.as_deref(), &a.sets)
         .with_context(|| format!("learner on {name}"))?;
-    damone::with_game!(game, P => learn::<P>(&a, store))
+    damone::with_game!(game, P => learn::<P>(&a, store, stop))
 }
 
 /// The learner of the game `P` on `store`, its events printed.
-fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store) -> Result<()> {
+fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store, stop: Stop) -> Result<()> {
     let name = store.name().to_string();
     let (mut learner, had_run) = Learner::<P>::open_run(store, a.config.as_deref(), &a.sets, a.device)
         .with_context(|| format!("learner on {name}"))?;
@@ -146,8 +162,6 @@ fn learn<P: RunGame>(a: &LearnerArgs, store: damone::cluster::Store) -> Result<(
         eprintln!("note: {name} already holds a run; its run.toml is used, not --config");
     }
     let quiet = a.quiet;
-    let stop = Stop::new();
-    stop_on_signals(&stop).context("cannot handle stop signals")?;
     learner.run(&stop, &mut |e| match e {
         LearnerEvent::Started {
             epoch,

@@ -24,7 +24,7 @@ pub mod store;
 pub use actor::{run_actor, scheduler_index, ActorEvent, ActorOptions};
 pub use learner::{all_models, newest_model, store_game, Learner, LearnerEvent};
 pub use protocol::{LearnerState, ModelRecord, Shard, Taken};
-pub use store::{Created, Store, StoreError, StoreOptions};
+pub use store::{Created, Store, StoreError, StoreOptions, WaitLog};
 
 use crate::net::DeviceError;
 use std::collections::{BTreeMap, BTreeSet};

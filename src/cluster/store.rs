@@ -1,7 +1,10 @@
 //! The shared store: object storage through the `object_store` crate
 //! (`file:///path`, `s3://bucket/prefix`, `memory://`), seen through a
 //! blocking API with the few operations the protocol needs, every one
-//! retried with exponential backoff on transient errors.
+//! retried with exponential backoff (capped at 10 s) on transient errors.
+//! By default a store waits out an outage of any length, reporting once a
+//! minute while it waits ([`StoreOptions::on_wait`]); a stop request
+//! ([`StoreOptions::stop`]) ends the wait with the error.
 //!
 //! Create-only writes ([`Store::put_create`]) are the protocol's only
 //! synchronisation. A write that landed but whose reply was lost (a
@@ -36,25 +39,49 @@ pub enum StoreError {
     NotCreateOnly(String),
 }
 
+/// The longest wait between two attempts of an operation.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Told, while an operation keeps failing, what fails and for how long.
+#[derive(Clone)]
+pub struct WaitLog(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for WaitLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WaitLog")
+    }
+}
+
 /// How the store is reached.
 #[derive(Clone, Debug, Default)]
 pub struct StoreOptions {
     /// S3 endpoint (`http://127.0.0.1:9000` for MinIO, moto, Garage...);
     /// `AWS_ENDPOINT_URL` when not given.
     pub endpoint: Option<String>,
-    /// Attempts per operation before an error is returned (at least 1).
+    /// Attempts per operation before an error is returned; 0: no limit
+    /// (an outage is waited out).
     pub attempts: u32,
-    /// The first backoff between attempts; it doubles up to 10 s.
+    /// The first backoff between attempts; it doubles up to [`MAX_BACKOFF`].
     pub backoff: Duration,
+    /// How often `on_wait` hears of an operation that keeps failing.
+    pub log_every: Duration,
+    /// Told every `log_every` while an operation keeps failing.
+    pub on_wait: Option<WaitLog>,
+    /// Raised, a failing operation stops retrying and returns its error.
+    pub stop: Option<crate::util::stop::Stop>,
 }
 
 impl StoreOptions {
-    /// Six attempts, 200 ms first backoff.
+    /// No attempt limit, 200 ms first backoff, a report a minute (to no one
+    /// until `on_wait` is set).
     pub fn new() -> StoreOptions {
         StoreOptions {
             endpoint: None,
-            attempts: 6,
+            attempts: 0,
             backoff: Duration::from_millis(200),
+            log_every: Duration::from_secs(60),
+            on_wait: None,
+            stop: None,
         }
     }
 }
@@ -88,6 +115,8 @@ fn transient(e: &object_store::Error) -> bool {
     !matches!(
         e,
         object_store::Error::NotFound { .. }
+            | object_store::Error::PermissionDenied { .. }
+            | object_store::Error::Unauthenticated { .. }
             | object_store::Error::AlreadyExists { .. }
             | object_store::Error::Precondition { .. }
             | object_store::Error::NotImplemented { .. }
@@ -122,7 +151,16 @@ impl Store {
                 if bucket.is_empty() {
                     return Err(bad("no bucket name: s3://bucket/prefix".into()));
                 }
-                let mut b = AmazonS3Builder::from_env().with_bucket_name(bucket);
+                // object_store's own retries kept short: the loop above
+                // waits out longer outages and hears stop requests.
+                let retry = object_store::RetryConfig {
+                    max_retries: 2,
+                    retry_timeout: Duration::from_secs(10),
+                    ..Default::default()
+                };
+                let mut b = AmazonS3Builder::from_env()
+                    .with_bucket_name(bucket)
+                    .with_retry(retry);
                 let endpoint = opts
                     .endpoint
                     .clone()
@@ -189,25 +227,52 @@ impl Store {
         }
     }
 
-    /// Run `f` until it succeeds, fails for good, or runs out of attempts.
+    /// Run `f` until it succeeds, fails for good, runs out of attempts (if
+    /// limited) or a stop is requested; report a long wait every
+    /// `log_every`.
     fn retry<T, F, Fut>(&self, mut f: F) -> Result<T, object_store::Error>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = object_store::Result<T>>,
     {
         let mut wait = self.opts.backoff;
-        let attempts = self.opts.attempts.max(1);
+        let (started, mut reported) = (std::time::Instant::now(), std::time::Instant::now());
         let mut attempt = 1;
         loop {
-            match self.rt.block_on(f()) {
+            let e = match self.rt.block_on(f()) {
                 Ok(v) => return Ok(v),
-                Err(e) if transient(&e) && attempt < attempts => {
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_secs(10));
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
+                Err(e) => e,
+            };
+            let limited = self.opts.attempts > 0 && attempt >= self.opts.attempts;
+            if !transient(&e) || limited || self.stopping() {
+                return Err(e);
             }
+            if reported.elapsed() >= self.opts.log_every {
+                reported = std::time::Instant::now();
+                self.report_wait(started.elapsed(), &e);
+            }
+            match &self.opts.stop {
+                Some(stop) if stop.sleep(wait) => return Err(e),
+                Some(_) => {}
+                None => std::thread::sleep(wait),
+            }
+            wait = (wait * 2).min(MAX_BACKOFF);
+            attempt += 1;
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.opts.stop.as_ref().is_some_and(|s| s.requested())
+    }
+
+    fn report_wait(&self, failing: Duration, e: &object_store::Error) {
+        if let Some(WaitLog(log)) = &self.opts.on_wait {
+            let error = e.to_string().replace('\n', " ");
+            log(&format!(
+                "store {} unreachable for {} s ({error}); still trying",
+                self.name,
+                failing.as_secs()
+            ));
         }
     }
 
