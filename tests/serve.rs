@@ -560,3 +560,104 @@ async fn browse(c: &fantoccini::Client, addr: std::net::SocketAddr, run: &Path) 
     }
     Ok(())
 }
+
+/// A request to a server with `access`: its status, its Set-Cookie and body.
+async fn request(
+    access: &damone::serve::Access,
+    uri: &str,
+    headers: &[(&str, &str)],
+) -> (StatusCode, Option<String>, String) {
+    let cfg = ServeConfig {
+        access: access.clone(),
+        ..config()
+    };
+    let mut req = Request::builder().uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = router(cfg)
+        .oneshot(req.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let code = resp.status();
+    let cookie = resp
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 24).await.unwrap();
+    (code, cookie, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// With a token, every request and the WebSocket need it (query, bearer
+/// header or the cookie the page gets); without it they are refused with
+/// a one-line reason.
+#[tokio::test]
+async fn a_token_is_checked_on_every_request_and_websocket() {
+    use damone::serve::Access;
+    let token = "0123456789abcdef0123456789abcdef";
+    let access = Access::Token(token.into());
+    for uri in ["/", "/app.js", "/api/players", "/api/run", "/ws"] {
+        let (code, _, body) = request(&access, uri, &[]).await;
+        assert_eq!(code, StatusCode::UNAUTHORIZED, "{uri}");
+        assert!(
+            body.contains("needs its token") && !body.contains('\n'),
+            "{uri}: {body}"
+        );
+        let (code, _, _) = request(&access, &format!("{uri}?token=wrong{token}"), &[]).await;
+        assert_eq!(code, StatusCode::UNAUTHORIZED, "{uri} with a wrong token");
+    }
+    let (code, cookie, _) = request(&access, &format!("/?token={token}"), &[]).await;
+    assert_eq!(code, StatusCode::OK);
+    let cookie = cookie.expect("the page gets the token's cookie");
+    assert!(cookie.starts_with(&format!("damone_token={token}")) && cookie.contains("HttpOnly"));
+    let (code, _, body) = request(
+        &access,
+        "/api/players",
+        &[("cookie", &format!("damone_token={token}"))],
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    let bearer = format!("Bearer {token}");
+    let (code, _, _) = request(&access, "/api/run", &[("authorization", &bearer)]).await;
+    assert_eq!(code, StatusCode::OK);
+    // A real WebSocket over a port: refused without the token, served with it.
+    let addr = start_server(ServeConfig {
+        access: access.clone(),
+        ..config()
+    })
+    .await;
+    let refused = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await;
+    assert!(refused.is_err(), "a WebSocket without the token was accepted");
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?token={token}"))
+        .await
+        .unwrap();
+    send(
+        &mut ws,
+        json!({"type": "new", "opponent": "random", "color": "white"}),
+    )
+    .await;
+    next(&mut ws, "state").await;
+}
+
+/// Watch-only: the run can be watched, nothing can start a game or search.
+#[tokio::test]
+async fn watch_only_serves_the_run_and_refuses_play() {
+    use damone::serve::Access;
+    let access = Access::WatchOnly;
+    for uri in ["/", "/api/run"] {
+        assert_eq!(request(&access, uri, &[]).await.0, StatusCode::OK, "{uri}");
+    }
+    let (code, _, body) = request(&access, "/ws", &[]).await;
+    assert_eq!(code, StatusCode::FORBIDDEN);
+    assert!(body.contains("watch-only"), "{body}");
+    // Access for a bind address: open on loopback, a token beyond it.
+    let lo: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+    let any: std::net::SocketAddr = "0.0.0.0:8080".parse().unwrap();
+    assert_eq!(Access::for_bind(lo, None, false), Ok(Access::Open));
+    assert!(matches!(Access::for_bind(any, None, false), Ok(Access::Token(t)) if t.len() == 32));
+    assert_eq!(Access::for_bind(any, None, true), Ok(Access::WatchOnly));
+    assert!(Access::for_bind(any, Some("short".into()), false)
+        .unwrap_err()
+        .contains("16"));
+    assert!(Access::for_bind(any, Some("0123456789abcdef".into()), true).is_err());
+}

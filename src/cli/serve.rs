@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use damone::serve::{serve, ServeConfig};
+use damone::serve::{serve, Access, ServeConfig};
 use damone::util::stop::{stop_on_signals, Stop};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,6 +25,15 @@ pub struct ServeArgs {
     /// The most simulations one analysis may run.
     #[arg(long, default_value_t = 4000)]
     pub max_sims: u32,
+    /// Require this token (16 or more letters and digits) on every request;
+    /// beyond loopback a random one is made when neither this nor
+    /// --watch-only is given. The URL printed at start carries it.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Only watching a run: nothing can start a game or a search (no token
+    /// needed).
+    #[arg(long)]
+    pub watch_only: bool,
     #[command(flatten)]
     pub device: super::DeviceOpt,
 }
@@ -51,7 +60,11 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
     if a.max_sims == 0 {
         bail!("--max-sims must be at least 1");
     }
+    let access = Access::for_bind(a.bind, a.token.clone(), a.watch_only).map_err(anyhow::Error::msg)?;
+    let query = access.query();
+    let watch_only = access == Access::WatchOnly;
     let cfg = ServeConfig {
+        access,
         game,
         run: a.run,
         players_dir: a.players,
@@ -71,10 +84,12 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
         |addr| {
             let scope = if addr.ip().is_loopback() {
                 "loopback only: this machine; --bind 0.0.0.0:8080 to share it"
+            } else if watch_only {
+                "reachable from other machines, watch-only"
             } else {
-                "reachable from other machines"
+                "reachable from other machines that have the token"
             };
-            eprintln!("damone serve: open http://{addr}/ ({scope}); Ctrl-C stops it");
+            eprintln!("damone serve: open http://{addr}/{query} ({scope}); Ctrl-C stops it");
         },
         stop,
     ))

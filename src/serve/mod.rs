@@ -12,12 +12,18 @@
 //!   reconnect resumes where it left off), and the self-play game in
 //!   progress (`live.json`, written by `damone train`).
 //!
+//! - **access** ([`Access`]): open on loopback; beyond it a token that
+//!   every request and WebSocket must carry, or watch-only.
+//!
 //! Bad input (malformed or oversized messages, illegal moves, unknown
 //! players, paths outside the run folder) gets an error message and the
 //! server runs on.
 
+mod access;
 mod play;
 mod watch;
+
+pub use access::{new_token, Access};
 
 use crate::game::{GameKind, GamePosition};
 use crate::net::ComputeDevice;
@@ -59,6 +65,8 @@ pub struct ServeConfig {
     pub poll: Duration,
     /// Where network players run.
     pub device: ComputeDevice,
+    /// Who may use the server ([`Access::for_bind`]).
+    pub access: Access,
 }
 
 impl Default for ServeConfig {
@@ -70,6 +78,7 @@ impl Default for ServeConfig {
             max_sims: 4000,
             poll: Duration::from_millis(500),
             device: ComputeDevice::cpu(),
+            access: Access::Open,
         }
     }
 }
@@ -104,6 +113,7 @@ pub fn router(cfg: ServeConfig) -> Router {
         .route("/api/run/events", get(watch::run_events))
         .route("/ws", get(play::ws_upgrade))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), access::check))
         .with_state(state)
 }
 
