@@ -661,3 +661,56 @@ async fn watch_only_serves_the_run_and_refuses_play() {
         .contains("16"));
     assert!(Access::for_bind(any, Some("0123456789abcdef".into()), true).is_err());
 }
+
+/// Under load: analyses beyond the queue's bound are turned away with a
+/// "busy" message (not left hanging), games beyond the most the server
+/// takes are refused, and a game with no message for the idle timeout is
+/// closed with the reason.
+#[tokio::test]
+async fn busy_full_and_idle_are_answered_not_left_hanging() {
+    let addr = start_server(ServeConfig {
+        search_workers: 1,
+        max_waiting: 1,
+        max_sessions: 3,
+        max_sims: 1_000_000,
+        idle_timeout: Duration::from_secs(2),
+        ..config()
+    })
+    .await;
+    let url = format!("ws://{addr}/ws");
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        send(
+            &mut ws,
+            json!({"type": "new", "opponent": "random", "color": "white"}),
+        )
+        .await;
+        next(&mut ws, "state").await;
+        clients.push(ws);
+    }
+    // A fourth game is refused while three are open.
+    assert!(tokio_tungstenite::connect_async(&url).await.is_err());
+    // The first analysis takes the one worker, the second waits, the third
+    // is turned away at once.
+    send(&mut clients[0], json!({"type": "analyse", "sims": 1_000_000})).await;
+    next(&mut clients[0], "analysis").await;
+    send(&mut clients[1], json!({"type": "analyse", "sims": 1_000_000})).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    send(&mut clients[2], json!({"type": "analyse", "sims": 64})).await;
+    let busy = next(&mut clients[2], "busy").await;
+    assert!(busy["message"].as_str().unwrap().contains("busy"), "{busy}");
+    // Stopping the first lets the second run.
+    send(&mut clients[0], json!({"type": "stop"})).await;
+    next(&mut clients[1], "analysis").await;
+    send(&mut clients[1], json!({"type": "stop"})).await;
+    // A silent game is closed after the idle timeout, saying why; then a
+    // new game may open.
+    let idle = next(&mut clients[2], "error").await;
+    assert!(
+        idle["message"].as_str().unwrap().contains("without a message"),
+        "{idle}"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(tokio_tungstenite::connect_async(&url).await.is_ok());
+}

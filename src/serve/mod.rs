@@ -3,9 +3,12 @@
 //!
 //! - **play and analyse** over a WebSocket (`/ws`): the server holds the
 //!   game and the rules, sends the position with its legal moves, plays the
-//!   opponent's replies, and streams analysis while the search runs; one
-//!   search at a time on a blocking worker, with a capped budget; a client
-//!   that disconnects (or sends `stop`) stops its search;
+//!   opponent's replies, and streams analysis while the search runs;
+//!   searches run on `search_workers` blocking workers, the others wait in
+//!   a fair queue whose bound turns further analyses away as busy; a
+//!   client that disconnects (or sends `stop`) stops its search; a page
+//!   that reads nothing for `send_timeout` is dropped, a game idle for
+//!   `idle_timeout` closed, and at most `max_sessions` are open;
 //! - **watch a run** (`/api/run`, `/api/run/events`): a run folder's
 //!   metrics, evaluations and ratings, then new rows as server-sent events
 //!   while `damone train` writes them (the event id is the iteration, so a
@@ -21,6 +24,7 @@
 
 mod access;
 mod play;
+mod queue;
 mod watch;
 
 pub use access::{new_token, Access};
@@ -40,7 +44,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -67,6 +70,18 @@ pub struct ServeConfig {
     pub device: ComputeDevice,
     /// Who may use the server ([`Access::for_bind`]).
     pub access: Access,
+    /// Searches (engine replies, analyses) run at once.
+    pub search_workers: usize,
+    /// Searches that may wait for a worker before an analysis is refused
+    /// as busy.
+    pub max_waiting: usize,
+    /// Games (WebSocket connections) open at once; more are refused.
+    pub max_sessions: usize,
+    /// A game with no message from its page for this long, and no search
+    /// under way, is closed.
+    pub idle_timeout: Duration,
+    /// A page that takes no message for this long is disconnected.
+    pub send_timeout: Duration,
 }
 
 impl Default for ServeConfig {
@@ -79,21 +94,33 @@ impl Default for ServeConfig {
             poll: Duration::from_millis(500),
             device: ComputeDevice::cpu(),
             access: Access::Open,
+            search_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_waiting: 64,
+            max_sessions: 512,
+            idle_timeout: Duration::from_secs(600),
+            send_timeout: Duration::from_secs(10),
         }
     }
 }
 
 struct AppState {
     cfg: ServeConfig,
-    /// One search at a time, server-wide.
-    search: Arc<Semaphore>,
+    /// The searches, server-wide.
+    searches: queue::SearchQueue,
+    /// Games open now.
+    sessions: std::sync::atomic::AtomicUsize,
+    /// Players loaded so far, by spec (one network in memory however many
+    /// games play it): each a `(PlayerFactory<P>, Option<PlayerHeader>)`.
+    players: std::sync::Mutex<std::collections::HashMap<String, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 /// The router of the page and its API (no port: tests call it directly).
 pub fn router(cfg: ServeConfig) -> Router {
     let state = Arc::new(AppState {
+        searches: queue::SearchQueue::new(cfg.search_workers, cfg.max_waiting),
         cfg,
-        search: Arc::new(Semaphore::new(1)),
+        sessions: Default::default(),
+        players: Default::default(),
     });
     Router::new()
         .route(

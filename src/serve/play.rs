@@ -1,6 +1,6 @@
 //! Play and analyse over a WebSocket (`/ws`): one session per connection
 //! holds the game; the opponent's replies and the analyses run on blocking
-//! workers, one search at a time server-wide.
+//! workers through the server's search queue (`queue.rs`).
 
 use super::{board, player_list, AppState, MAX_MESSAGE};
 use crate::arena::{parse_color, Player, PlayerFactory, VersusGame};
@@ -18,10 +18,28 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 pub(super) async fn ws_upgrade(ws: WebSocketUpgrade, State(st): State<Arc<AppState>>) -> Response {
+    let open = st.sessions.fetch_add(1, Ordering::Relaxed);
+    let seat = Seat(st.clone());
+    if open >= st.cfg.max_sessions {
+        return super::error(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            &format!("the server is busy: {open} games are open, the most it takes; try again later"),
+        );
+    }
     ws.max_message_size(4 * MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
+            let _seat = seat;
             crate::with_game!(st.cfg.game, P => session::<P>(socket, st).await)
         })
+}
+
+/// A game's place among the open ones, given back when it ends.
+struct Seat(Arc<AppState>);
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        self.0.sessions.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A message from the page.
@@ -70,6 +88,13 @@ struct Session<P: GamePosition> {
     busy: bool,
 }
 
+impl<P: GamePosition> Session<P> {
+    /// A search of this game is waiting or running.
+    fn searching(&self) -> bool {
+        self.busy || self.analyst.is_none()
+    }
+}
+
 fn msg(v: Value) -> Message {
     Message::Text(v.to_string().into())
 }
@@ -83,39 +108,44 @@ async fn session<P: RunGame>(mut socket: WebSocket, st: Arc<AppState>) {
     let (tx, mut rx) = mpsc::channel::<Update<P>>(16);
     let mut s: Option<Session<P>> = None;
     loop {
-        tokio::select! {
-            incoming = socket.recv() => {
-                let text = match incoming {
-                    None | Some(Err(_)) => break,
-                    Some(Ok(Message::Text(t))) => t.as_str().to_string(),
-                    Some(Ok(Message::Close(_))) => break,
-                    Some(Ok(Message::Binary(_))) => {
-                        let _ = socket.send(err_msg("binary messages are not understood; send JSON text")).await;
-                        continue;
-                    }
-                    Some(Ok(_)) => continue,
-                };
-                let replies = handle(&text, &mut s, &st, &tx).await;
-                for r in replies {
-                    if socket.send(r).await.is_err() {
-                        break;
-                    }
+        let replies = tokio::select! {
+            incoming = tokio::time::timeout(st.cfg.idle_timeout, socket.recv()) => match incoming {
+                Err(_) if s.as_ref().is_some_and(Session::searching) => continue,
+                Err(_) => {
+                    let idle = st.cfg.idle_timeout.as_secs();
+                    let bye = err_msg(format!("closed after {idle} s without a message"));
+                    let _ = send_all(&mut socket, vec![bye], &st).await;
+                    break;
                 }
-            }
-            Some(update) = rx.recv() => {
-                let replies = apply_update(update, &mut s, &st, &tx).await;
-                for r in replies {
-                    if socket.send(r).await.is_err() {
-                        break;
-                    }
+                Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => break,
+                Ok(Some(Ok(Message::Text(t)))) => handle(t.as_str(), &mut s, &st, &tx).await,
+                Ok(Some(Ok(Message::Binary(_)))) => {
+                    vec![err_msg("binary messages are not understood; send JSON text")]
                 }
-            }
+                Ok(Some(Ok(_))) => continue,
+            },
+            Some(update) = rx.recv() => apply_update(update, &mut s, &st, &tx).await,
+        };
+        if !send_all(&mut socket, replies, &st).await {
+            break;
         }
     }
     // The client is gone: stop its search.
     if let Some(s) = &s {
         s.cancel.store(true, Ordering::Relaxed);
     }
+}
+
+/// Send `replies`; false when the page is gone or takes none of them for
+/// the server's `send_timeout` (a slow page holds up only itself).
+async fn send_all(socket: &mut WebSocket, replies: Vec<Message>, st: &AppState) -> bool {
+    for r in replies {
+        match tokio::time::timeout(st.cfg.send_timeout, socket.send(r)).await {
+            Ok(Ok(())) => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// A move as the page clicks it: its text, its start and the cells after.
@@ -171,13 +201,16 @@ async fn maybe_reply<P: RunGame>(s: &mut Session<P>, st: &Arc<AppState>, tx: &mp
     s.busy = true;
     let game = s.versus.game().clone();
     let tx = tx.clone();
-    let permit = st.search.clone().acquire_owned().await;
-    tokio::task::spawn_blocking(move || {
-        let _permit = permit;
+    // A reply is never turned away: each game has at most one in line.
+    let Ok(ticket) = st.searches.join(false) else {
+        return;
+    };
+    ticket.run(move |permit| {
         let (mv, value) = match bot.analyse(&game) {
             Some(a) => (a.best, Some(a.wdl.to_array())),
             None => (bot.choose(&game), None),
         };
+        drop(permit);
         let _ = tx.blocking_send(Update::Reply(bot, mv, value));
     });
 }
@@ -208,7 +241,7 @@ async fn handle<P: RunGame>(
             }
             Ok(None)
         }
-        ClientMsg::Analyse { sims } => start_analysis(s, st, tx, sims).await.map(|()| None),
+        ClientMsg::Analyse { sims } => start_analysis(s, st, tx, sims).await,
     };
     match answer {
         Ok(reply) => reply.into_iter().collect(),
@@ -260,16 +293,32 @@ async fn new_game<P: RunGame>(
     Ok(Some(state_msg(sess)))
 }
 
-/// Load a player off the async runtime (a network's weights are read from disk).
-async fn open_player<P: RunGame>(
-    spec: &str,
-    st: &Arc<AppState>,
-) -> Result<(PlayerFactory<P>, Option<player::PlayerHeader>), String> {
-    let spec = spec.to_string();
-    let device = st.cfg.device.clone();
-    tokio::task::spawn_blocking(move || player::open_on(&spec, &device).map_err(|e| e.to_string()))
-        .await
-        .map_err(|_| "the player could not be loaded".to_string())?
+/// A loaded player: its factory and, for a network, its header.
+type Loaded<P> = (PlayerFactory<P>, Option<player::PlayerHeader>);
+
+/// The players kept loaded at most (a run's newest checkpoints, player
+/// files, the baselines); beyond it the cache starts again.
+const PLAYERS_KEPT: usize = 32;
+
+/// A player, loaded once for every game that plays it (off the async
+/// runtime: a network's weights are read from disk).
+async fn open_player<P: RunGame>(spec: &str, st: &Arc<AppState>) -> Result<Loaded<P>, String> {
+    let cached = st.players.lock().ok().and_then(|c| c.get(spec).cloned());
+    if let Some(loaded) = cached.as_ref().and_then(|a| a.downcast_ref::<Loaded<P>>()) {
+        return Ok(loaded.clone());
+    }
+    let (owned, device) = (spec.to_string(), st.cfg.device.clone());
+    let loaded: Loaded<P> =
+        tokio::task::spawn_blocking(move || player::open_on(&owned, &device).map_err(|e| e.to_string()))
+            .await
+            .map_err(|_| "the player could not be loaded".to_string())??;
+    if let Ok(mut cache) = st.players.lock() {
+        if cache.len() >= PLAYERS_KEPT {
+            cache.clear();
+        }
+        cache.insert(spec.to_string(), Arc::new(loaded.clone()));
+    }
+    Ok(loaded)
 }
 
 /// `move`: the user's move, then the engine's reply is started.
@@ -310,33 +359,43 @@ async fn start_analysis<P: RunGame>(
     st: &Arc<AppState>,
     tx: &mpsc::Sender<Update<P>>,
     sims: Option<u32>,
-) -> Result<(), String> {
+) -> Result<Option<Message>, String> {
     let sess = s.as_mut().ok_or("no game to analyse")?;
     if let Some(o) = sess.versus.outcome() {
         return Err(o.over_message());
     }
-    let analyst = sess.analyst.take().ok_or("an analysis is already running")?;
+    if sess.analyst.is_none() {
+        return Err("an analysis is already running".into());
+    }
+    let ticket = match st.searches.join(true) {
+        Ok(t) => t,
+        Err(waiting) => {
+            let text = format!(
+                "the server is busy ({waiting} searches waiting): try the analysis again in a moment"
+            );
+            return Ok(Some(msg(json!({ "type": "busy", "message": text }))));
+        }
+    };
+    let analyst = sess.analyst.take().expect("checked above");
     let total = sims.unwrap_or(800).clamp(8, st.cfg.max_sims);
     sess.cancel = Arc::new(AtomicBool::new(false));
     let cancel = sess.cancel.clone();
     let game = sess.versus.game().clone();
     let tx = tx.clone();
-    let permit = st.search.clone().acquire_owned().await;
-    tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        stream_analysis(analyst, &game, total, &cancel, &tx);
-    });
-    Ok(())
+    ticket.run(move |permit| stream_analysis(analyst, &game, total, &cancel, &tx, permit));
+    Ok(None)
 }
 
 /// The analysis rounds on a blocking worker; the analyst goes back with
-/// the last update.
+/// the last update, after the worker is given back. A round's update that
+/// finds the page's queue full is skipped: a slow page holds up no worker.
 fn stream_analysis<P: GamePosition>(
     mut analyst: Box<dyn Player<P>>,
     game: &Game<P>,
     total: u32,
     cancel: &AtomicBool,
     tx: &mpsc::Sender<Update<P>>,
+    permit: tokio::sync::OwnedSemaphorePermit,
 ) {
     const ROUNDS: u32 = 8;
     let step = total.div_ceil(ROUNDS);
@@ -348,10 +407,11 @@ fn stream_analysis<P: GamePosition>(
         let Some(a) = analyst.analyse(game) else { break };
         done += n;
         last = analysis_json(game.position(), &a, done, false);
-        if tx.blocking_send(Update::Analysis(last.clone(), None)).is_err() {
+        if let Err(mpsc::error::TrySendError::Closed(_)) = tx.try_send(Update::Analysis(last.clone(), None)) {
             return;
         }
     }
+    drop(permit);
     if let Value::Object(mut o) = last {
         o.insert("done".into(), Value::Bool(true));
         last = Value::Object(o);

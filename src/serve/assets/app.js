@@ -217,7 +217,7 @@ function connect() {
       m.fen = state ? state.fen : null;
       analysis = m;
       renderAnalysis();
-    } else if (m.type === "error") {
+    } else if (m.type === "error" || m.type === "busy") {
       say(m.message);
     }
   };
