@@ -72,8 +72,7 @@ pub struct ServeConfig {
     pub access: Access,
     /// Searches (engine replies, analyses) run at once.
     pub search_workers: usize,
-    /// Searches that may wait for a worker before an analysis is refused
-    /// as busy.
+    /// Analyses that may wait for a worker; one more is refused as busy.
     pub max_waiting: usize,
     /// Games (WebSocket connections) open at once; more are refused.
     pub max_sessions: usize,
@@ -159,6 +158,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(bind).await?;
     ready(listener.local_addr()?);
+    // Small messages (a move, an analysis line) go out at once, not held
+    // back for the last one's acknowledgement (Nagle).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let raised = |stop: Stop| async move {
         while !stop.requested() {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;

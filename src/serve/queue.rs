@@ -1,8 +1,8 @@
 //! The server's searches: at most `workers` at once on blocking threads,
 //! the others waiting in arrival order (tokio's semaphore is first come,
 //! first served). An engine's reply always gets in line (each game has at
-//! most one); an analysis is refused at once, with a "busy" message, when
-//! `max_waiting` searches are already waiting.
+//! most one, and the games are bounded); an analysis is refused at once,
+//! with a "busy" message, when `max_waiting` analyses are already waiting.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// The queue of searches (see the module docs).
 pub(super) struct SearchQueue {
     permits: Arc<Semaphore>,
+    /// Analyses waiting for a worker.
     waiting: Arc<AtomicUsize>,
     max_waiting: usize,
 }
@@ -18,7 +19,7 @@ pub(super) struct SearchQueue {
 /// A place in line: run a search with it, or drop it to leave the line.
 pub(super) struct Ticket {
     permits: Arc<Semaphore>,
-    /// The count of waiting searches, while this one waits.
+    /// The count of waiting analyses, while this one (an analysis) waits.
     waiting: Option<Arc<AtomicUsize>>,
 }
 
@@ -46,15 +47,21 @@ impl SearchQueue {
         }
     }
 
-    /// A place in line; for an analysis (`optional`), none when the line is
-    /// full (the number waiting comes back instead).
+    /// A place in line; for an analysis (`optional`), none when
+    /// `max_waiting` analyses wait already (their number comes back).
     pub(super) fn join(&self, optional: bool) -> Result<Ticket, usize> {
+        if !optional {
+            return Ok(Ticket {
+                permits: self.permits.clone(),
+                waiting: None,
+            });
+        }
         let before = self.waiting.fetch_add(1, Ordering::Relaxed);
         let ticket = Ticket {
             permits: self.permits.clone(),
             waiting: Some(self.waiting.clone()),
         };
-        if optional && before >= self.max_waiting {
+        if before >= self.max_waiting {
             return Err(before);
         }
         Ok(ticket)
