@@ -210,11 +210,7 @@ fn sigterm_stops_at_a_safe_point_and_resume_is_exact() {
         );
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         assert!(stderr.contains("stopped on request"), "{stderr}");
-        let leftovers: Vec<String> = std::fs::read_dir(dir.join("tiny"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
-            .collect();
+        let leftovers = partial_files(&dir.join("tiny"));
         assert!(leftovers.is_empty(), "partial files: {leftovers:?}");
         let (code, err) = train(&dir, &["--resume", "--set", "iterations=5"]);
         assert_eq!(code, 0, "{err}");
