@@ -299,29 +299,24 @@ pub fn policy_indices<P: Board32>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
     out
 }
 
-/// [`policy_indices`] into a buffer (cleared first), for callers that step
-/// many games and keep one buffer per game.
+/// [`policy_indices`] into a buffer (cleared first), with no other
+/// allocation: for callers that step many games and keep a buffer each.
 pub fn policy_indices_into<P: Board32>(pos: &P, moves: &[P::Move], out: &mut Vec<u16>) {
     let me = pos.side_to_move();
+    let key = |m: &P::Move| orient_bb(P::move_squares(m).2, me);
     out.clear();
     out.extend(moves.iter().map(|m| {
         let (from, to, _) = P::move_squares(m);
         (orient(from, me).index() * 32 + orient(to, me).index()) as u16
     }));
-    // Only captures can share start and end squares.
-    if !pos.has_capture() {
-        return;
-    }
-    let keys: Vec<Bitboard> = moves
-        .iter()
-        .map(|m| orient_bb(P::move_squares(m).2, me))
-        .collect();
-    let base: Vec<u16> = out.clone();
-    for (i, idx) in out.iter_mut().enumerate() {
+    // Moves sharing start and end squares (captures only) take slots in
+    // the order of their captured sets; `out[j] % 1024` is move j's squares.
+    for i in 0..moves.len() {
+        let base = out[i] % 1024;
         let slot = (0..moves.len())
-            .filter(|&j| j != i && base[j] == base[i] && keys[j] < keys[i])
+            .filter(|&j| j != i && out[j] % 1024 == base && key(&moves[j]) < key(&moves[i]))
             .count();
-        *idx += (slot.min(SLOTS - 1) * 1024) as u16;
+        out[i] = (slot.min(SLOTS - 1) * 1024) as u16 + base;
     }
 }
 
