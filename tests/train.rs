@@ -19,22 +19,40 @@ fn tmpdir(tag: &str) -> PathBuf {
     d
 }
 
-fn train(dir: &Path, extra: &[&str]) -> (i32, String) {
+/// `damone train` of configs/tiny.toml, quiet, into `dir`.
+fn tiny_args(dir: &Path) -> Vec<String> {
     let ckpt = format!("checkpoint_dir={}", dir.display());
-    let mut args = vec![
+    [
         "train",
         "--config",
         "configs/tiny.toml",
         "--quiet",
         "--set",
         &ckpt,
-    ];
-    args.extend_from_slice(extra);
-    let out = bin().args(&args).output().unwrap();
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A finished command's status and stderr.
+fn status_and_stderr(out: std::process::Output) -> (i32, String) {
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+fn train(dir: &Path, extra: &[&str]) -> (i32, String) {
+    status_and_stderr(bin().args(tiny_args(dir)).args(extra).output().unwrap())
+}
+
+/// Wait (at most two minutes) until a running train writes `checkpoint`.
+fn wait_for(checkpoint: &Path) {
+    let t = Instant::now();
+    while !checkpoint.exists() {
+        assert!(t.elapsed() < Duration::from_secs(120), "no checkpoint appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// metrics.csv read back through the library's row type, timing zeroed.
@@ -125,27 +143,14 @@ fn kill_then_resume_loses_at_most_one_iteration() {
     let reference = tmpdir("ref");
     let (code, err) = train(&reference, &["--set", "iterations=6"]);
     assert_eq!(code, 0, "{err}");
-    let ckpt = format!("checkpoint_dir={}", dir.display());
     let mut child = bin()
-        .args([
-            "train",
-            "--config",
-            "configs/tiny.toml",
-            "--quiet",
-            "--set",
-            &ckpt,
-            "--set",
-            "iterations=6",
-        ])
+        .args(tiny_args(&dir))
+        .args(["--set", "iterations=6"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let t = Instant::now();
-    while !dir.join("tiny/iter_0002").exists() {
-        assert!(t.elapsed() < Duration::from_secs(120), "no checkpoint appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(&dir.join("tiny/iter_0002"));
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -174,26 +179,14 @@ fn sigterm_stops_at_a_safe_point_and_resume_is_exact() {
     assert_eq!(code, 0, "{err}");
     for (point, delay_ms) in [0u64, 250, 600].into_iter().enumerate() {
         let dir = tmpdir(&format!("sigterm-{point}"));
-        let ckpt = format!("checkpoint_dir={}", dir.display());
         let child = bin()
-            .args([
-                "train",
-                "--config",
-                "configs/tiny.toml",
-                "--quiet",
-                "--set",
-                &ckpt,
-            ])
+            .args(tiny_args(&dir))
             .args(["--set", "iterations=5"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let t = Instant::now();
-        while !dir.join("tiny/iter_0001").exists() {
-            assert!(t.elapsed() < Duration::from_secs(120), "no checkpoint appeared");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_for(&dir.join("tiny/iter_0001"));
         std::thread::sleep(Duration::from_millis(delay_ms));
         let sent = Instant::now();
         let status = Command::new("kill")
@@ -227,26 +220,15 @@ fn sigterm_stops_at_a_safe_point_and_resume_is_exact() {
 /// limit cannot be written, as on a full disk; SIGXFSZ ignored so that
 /// the write fails instead of killing the process).
 fn train_limited(dir: &Path, blocks: u64, extra: &[&str]) -> (i32, String) {
-    let ckpt = format!("checkpoint_dir={}", dir.display());
     let script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\"");
     let out = Command::new("bash")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["-c", &script, env!("CARGO_BIN_EXE_damone")])
-        .args([
-            "train",
-            "--config",
-            "configs/tiny.toml",
-            "--quiet",
-            "--set",
-            &ckpt,
-        ])
+        .args(tiny_args(dir))
         .args(extra)
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    status_and_stderr(out)
 }
 
 /// Files a run folder holds that are left-overs of an unfinished write.
