@@ -7,7 +7,9 @@
 
 use crate::arena::{AlphaBeta, Limits};
 use crate::data::Sample;
-use crate::game::{italian, perft, DrawRules, Game, GameKind, GamePosition, MoveList, Position, Variant};
+use crate::game::{
+    dameo, italian, perft, DrawRules, Game, GameKind, GamePosition, MoveList, Position, Variant,
+};
 use crate::mcts::{search, EvalRequest, Evaluator, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
 use crate::net::{
     bench_games, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
@@ -36,6 +38,17 @@ pub const ITALIAN_BENCH_FENS: [(&str, u32); 3] = [
     ("W:WK27,K28,17,20,9,K12,8:B21,24,K19,K13,14,K11,4", 0),
 ];
 
+/// Dameo positions of the perft suite, each with the plies it is counted
+/// less than the Damone positions (Dameo's opening is far wider; its
+/// middle games are narrowed by compulsory captures): the start position
+/// and two positions of random playouts, a middle game and an ending, each
+/// with kings.
+pub const DAMEO_BENCH_FENS: [(&str, u32); 3] = [
+    ("W:Wa1-h1,b2-g2,c3-f3:Bc6-f6,b7-g7,a8-h8", 4),
+    ("W:Wa1,c1,f1,g1,h1,c2,e2,f3,c4,f4,f5,g5,Kh6:Ba4,b7,f7,h8", 2),
+    ("B:Wa2:Ba4,f5,c6,e6,c7,f7,h7,e8,f8,Kd2", 1),
+];
+
 /// One perft measurement: the best of the repetitions.
 #[derive(Clone, Debug)]
 pub struct PerftFigure {
@@ -46,9 +59,9 @@ pub struct PerftFigure {
     pub seconds: f64,
 }
 
-/// Perft of each bench position of both games at `depth` (Damone's less
-/// its delta, Italian's plus its extra plies), the fastest of `repeat`
-/// runs each, the games interleaved.
+/// Perft of each bench position of the three games at `depth` (Damone's
+/// and Dameo's less their deltas, Italian's plus its extra plies), the
+/// fastest of `repeat` runs each, the games interleaved.
 pub fn perft_suite(depth: u32, repeat: u32) -> Result<Vec<PerftFigure>, String> {
     let mut out = Vec::new();
     for i in 0..BENCH_FENS.len() {
@@ -58,6 +71,9 @@ pub fn perft_suite(depth: u32, repeat: u32) -> Result<Vec<PerftFigure>, String> 
         let (fen, extra) = ITALIAN_BENCH_FENS[i];
         let pos = italian::Position::from_setup(fen).map_err(|e| e.to_string())?;
         out.push(time_perft(&pos, fen, depth + extra, repeat));
+        let (fen, delta) = DAMEO_BENCH_FENS[i];
+        let pos = dameo::Position::from_setup(fen).map_err(|e| e.to_string())?;
+        out.push(time_perft(&pos, fen, depth.saturating_sub(delta).max(1), repeat));
     }
     Ok(out)
 }

@@ -6,10 +6,11 @@
 use burn::module::Module as _;
 use burn::tensor::activation::softmax;
 use burn::tensor::Device;
+use damone::game::{dameo, GamePosition, Position, Variant};
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
-    bench_games, planes_tensor, ConvAlgorithm, FastNet, Inputs, ModelConfig, Net, NetEvaluator, Observation,
-    PolicyHeadKind,
+    bench_games, bench_games_from, planes_tensor, Board, BoardCells, ConvAlgorithm, FastNet, Inputs,
+    ModelConfig, Net, NetEvaluator, Observation, PolicyHeadKind,
 };
 use damone::train::{bench_samples, TrainParams, Trainer};
 
@@ -41,11 +42,20 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
+/// [`check_game`] on Damone positions.
 fn check(model: ModelConfig, seed: u64) {
+    check_game(model, seed, Position::start(Variant::Standard));
+}
+
+/// The fast path against burn on positions of the game of `start` (the
+/// network is trained a few steps on Damone samples either way: only the
+/// arithmetic is compared).
+fn check_game<P: Board>(model: ModelConfig, seed: u64, start: P) {
+    assert_eq!(model.board, P::CELLS, "a network for the game's cells");
     let net = trained(model.clone(), seed);
     let fast = FastNet::from_net(&net);
     let im2col = FastNet::with_algorithm(&net, ConvAlgorithm::Im2col);
-    let games = bench_games(70, seed + 100);
+    let games = bench_games_from(start, 70, seed + 100);
     let obs: Vec<Observation> = games
         .iter()
         .map(|g| Observation::of_game(g, model.inputs))
@@ -76,7 +86,7 @@ fn check(model: ModelConfig, seed: u64) {
     // The search's evaluator: priors at the legal moves and WDL equal the
     // softmaxes of burn's outputs.
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let reqs: Vec<EvalRequest<'_>> = games
+    let reqs: Vec<EvalRequest<'_, P>> = games
         .iter()
         .zip(&moves)
         .map(|(g, m)| EvalRequest { game: g, moves: m })
@@ -154,6 +164,7 @@ fn fast_path_equals_burn_other_shapes() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
+            board: BoardCells::Dark,
         },
         2,
     );
@@ -167,6 +178,7 @@ fn fast_path_equals_burn_other_shapes() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
+            board: BoardCells::Dark,
         },
         3,
     );
@@ -184,6 +196,7 @@ fn fast_path_equals_burn_bilinear_head() {
             inputs: Inputs::Basic,
             aux_heads: true,
             reply_head: false,
+            board: BoardCells::Dark,
         },
         4,
     );
@@ -197,7 +210,24 @@ fn fast_path_equals_burn_bilinear_head() {
             inputs: Inputs::Draughts,
             aux_heads: false,
             reply_head: false,
+            board: BoardCells::Dark,
         },
         5,
     );
+}
+
+#[test]
+fn fast_path_equals_burn_on_all_64_cells() {
+    // Dameo's board: the bilinear head over 64 x 64 start and end cells,
+    // and the dense head, on Dameo positions.
+    for (head, planes, seed) in [(PolicyHeadKind::Bilinear, 16, 6), (PolicyHeadKind::Dense, 2, 7)] {
+        let model = ModelConfig {
+            policy_head: head,
+            policy_planes: planes,
+            inputs: Inputs::Draughts,
+            board: BoardCells::All,
+            ..ModelConfig::default()
+        };
+        check_game(model, seed, <dameo::Position as GamePosition>::start(()));
+    }
 }

@@ -323,11 +323,6 @@ async fn websocket_italian_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test serve -- --ignored"]
 async fn a_real_browser_plays_analyses_and_watches() {
-    let (chrome, driver) = (Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver"));
-    assert!(
-        chrome.exists() && driver.exists(),
-        "the browser test needs /usr/bin/chromium and /usr/bin/chromedriver: apt-get install chromium chromium-driver"
-    );
     // The run the page watches: a copy of the tiny run, so rows can be added.
     let dir = std::env::temp_dir().join(format!("damone-serve-browser-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -360,11 +355,28 @@ async fn a_real_browser_plays_analyses_and_watches() {
         ..Default::default()
     })
     .await;
+    let (c, mut chromedriver) = browser().await;
+    let result = browse(&c, addr, &dir).await;
+    let _ = c.close().await;
+    let _ = chromedriver.kill();
+    let _ = chromedriver.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    result.unwrap();
+}
+
+/// A headless Chromium driven through chromedriver (Debian's packages),
+/// and the chromedriver process to kill at the end.
+async fn browser() -> (fantoccini::Client, std::process::Child) {
+    let (chrome, driver) = (Path::new("/usr/bin/chromium"), Path::new("/usr/bin/chromedriver"));
+    assert!(
+        chrome.exists() && driver.exists(),
+        "the browser test needs /usr/bin/chromium and /usr/bin/chromedriver: apt-get install chromium chromium-driver"
+    );
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let mut chromedriver = std::process::Command::new(driver)
+    let chromedriver = std::process::Command::new(driver)
         .arg(format!("--port={port}"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -375,7 +387,6 @@ async fn a_real_browser_plays_analyses_and_watches() {
         "goog:chromeOptions".into(),
         json!({"binary": chrome, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]}),
     );
-    let mut client = None;
     for _ in 0..50 {
         match fantoccini::ClientBuilder::rustls()
             .unwrap()
@@ -383,20 +394,98 @@ async fn a_real_browser_plays_analyses_and_watches() {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
         {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
+            Ok(c) => return (c, chromedriver),
             Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
-    let c = client.expect("chromedriver answers");
-    let result = browse(&c, addr, &dir).await;
+    panic!("chromedriver does not answer on port {port}");
+}
+
+/// Dameo in the browser: the 64-cell board, a line move and a king's long
+/// capture of two pieces, each played by clicking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test serve -- --ignored"]
+async fn a_real_browser_plays_dameo_line_moves_and_long_captures() {
+    let addr = start_server(ServeConfig {
+        game: damone::game::GameKind::Dameo,
+        max_sims: 64,
+        ..Default::default()
+    })
+    .await;
+    let (c, mut chromedriver) = browser().await;
+    let result = browse_dameo(&c, addr).await;
     let _ = c.close().await;
     let _ = chromedriver.kill();
     let _ = chromedriver.wait();
-    let _ = std::fs::remove_dir_all(&dir);
     result.unwrap();
+}
+
+/// Click a piece or a cell of the board.
+async fn click(c: &fantoccini::Client, css: &str) -> Result<(), String> {
+    let e = |e: fantoccini::error::CmdError| format!("{css}: {e}");
+    c.find(fantoccini::Locator::Css(css))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)
+}
+
+/// The text of the game's first ply in the move list.
+async fn first_ply(c: &fantoccini::Client) -> String {
+    match c.find(fantoccini::Locator::Css("#history .ply")).await {
+        Ok(p) => p.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+async fn browse_dameo(c: &fantoccini::Client, addr: std::net::SocketAddr) -> Result<(), String> {
+    c.goto(&format!("http://{addr}/"))
+        .await
+        .map_err(|e| e.to_string())?;
+    wait_until(c, "36 men", async |c| count(c, "#board .piece").await == 36).await?;
+    if count(c, "#board rect").await != 64 {
+        return Err("the board should have 64 cells".into());
+    }
+    wait_until(c, "your move", async |c| {
+        match c.find(fantoccini::Locator::Css("#status")).await {
+            Ok(s) => s.text().await.unwrap_or_default().starts_with("Your move"),
+            Err(_) => false,
+        }
+    })
+    .await?;
+    // The line move b1-b3: b1 leaps over b2 (the line advances).
+    click(c, "#board .piece[data-sq=\"b1\"]").await?;
+    click(c, "#board rect[data-sq=\"b3\"]").await?;
+    wait_until(c, "the line move and the reply", async |c| {
+        count(c, "#history .ply").await >= 2 && first_ply(c).await == "b1-b3"
+    })
+    .await?;
+    if std::env::var("DAMONE_SCREENSHOTS").is_ok() {
+        let png = c.screenshot().await.map_err(|e| e.to_string())?;
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/serve-dameo.png"), png)
+            .map_err(|e| e.to_string())?;
+    }
+    // A king on a4 takes d4 and, landing on e4, g4: a4xe4xh4.
+    c.execute(
+        "ws.send(JSON.stringify({type: 'new', opponent: 'random', color: 'white', fen: 'W:WKa4:Bd4,g4,a8'}))",
+        vec![],
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    wait_until(c, "the king's position", async |c| {
+        count(c, "#board .piece").await == 4
+    })
+    .await?;
+    click(c, "#board .piece[data-sq=\"a4\"]").await?;
+    click(c, "#board rect[data-sq=\"e4\"]").await?;
+    click(c, "#board rect[data-sq=\"h4\"]").await?;
+    wait_until(c, "the long capture", async |c| first_ply(c).await == "a4xe4xh4").await?;
+    wait_until(c, "two pieces taken", async |c| {
+        count(c, "#board .piece").await <= 2
+    })
+    .await?;
+    Ok(())
 }
 
 async fn count(c: &fantoccini::Client, css: &str) -> usize {

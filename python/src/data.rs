@@ -5,7 +5,7 @@ use crate::{err, game_kind, inputs_named};
 use damone::cluster::Shard;
 use damone::data::{ReplayWindow, Sample};
 use damone::game::{GameKind, GamePosition};
-use damone::net::{Board32, Inputs, Observation, POLICY_SIZE};
+use damone::net::{Board, Inputs, Observation, POLICY_SIZE};
 use damone::run::Checkpoint;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -45,7 +45,7 @@ fn bytes_of(path: &Path) -> Result<(Vec<u8>, Option<GameKind>), String> {
     Ok((bytes, None))
 }
 
-fn arrays<'py, P: Board32>(py: Python<'py>, read: Read<P>, inputs: Inputs) -> PyResult<Bound<'py, PyDict>> {
+fn arrays<'py, P: Board>(py: Python<'py>, read: Read<P>, inputs: Inputs) -> PyResult<Bound<'py, PyDict>> {
     let n = read.samples.len();
     let k = inputs.planes() * 64;
     let mut planes = vec![0.0f32; n * k];

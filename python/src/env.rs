@@ -4,7 +4,7 @@
 use crate::game::{AnyGame, PyGame, Wrap};
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::game::{italian, Position};
+use damone::game::{dameo, italian, Position};
 use damone::net::POLICY_SIZE;
 use damone::selfplay::{BatchEnv, BatchOptions, BatchOutputs};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
@@ -14,6 +14,7 @@ use pyo3::types::PyDict;
 pub enum AnyEnv {
     Damone(BatchEnv<Position>),
     Italian(BatchEnv<italian::Position>),
+    Dameo(BatchEnv<dameo::Position>),
 }
 
 macro_rules! each_env {
@@ -21,6 +22,7 @@ macro_rules! each_env {
         match $value {
             AnyEnv::Damone($e) => $body,
             AnyEnv::Italian($e) => $body,
+            AnyEnv::Dameo($e) => $body,
         }
     };
 }
@@ -210,6 +212,7 @@ impl PyVecEnv {
         let inner = match &self.env {
             AnyEnv::Damone(e) => AnyGame::Damone(e.game(i).clone()),
             AnyEnv::Italian(e) => AnyGame::Italian(e.game(i).clone()),
+            AnyEnv::Dameo(e) => AnyGame::Dameo(e.game(i).clone()),
         };
         Ok(PyGame { inner })
     }

@@ -6,8 +6,8 @@ use crate::env::AnyEnv;
 use crate::player::AnyPlayer;
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::game::{italian, Color, DrawRules, Game, GameKind, GamePosition, Outcome, Position};
-use damone::net::{policy_indices, Board32, Observation, POLICY_SIZE};
+use damone::game::{dameo, italian, Color, DrawRules, Game, GameKind, GamePosition, Outcome, Position};
+use damone::net::{policy_indices, Board, Observation, POLICY_SIZE};
 use damone::selfplay::BatchEnv;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 pub enum AnyGame {
     Damone(Game<Position>),
     Italian(Game<italian::Position>),
+    Dameo(Game<dameo::Position>),
 }
 
 /// Run `$body` with `$g` bound to the game inside an [`AnyGame`].
@@ -25,6 +26,7 @@ macro_rules! each_game {
         match $value {
             $crate::game::AnyGame::Damone($g) => $body,
             $crate::game::AnyGame::Italian($g) => $body,
+            $crate::game::AnyGame::Dameo($g) => $body,
         }
     };
 }
@@ -32,7 +34,7 @@ pub(crate) use each_game;
 
 /// A position type the bindings can hold: wraps its game, environment and
 /// player into the enums of either game.
-pub trait Wrap: Board32 + damone::run::RunGame {
+pub trait Wrap: Board + damone::run::RunGame {
     fn wrap(game: Game<Self>) -> AnyGame;
     fn unwrap(game: &AnyGame) -> Option<&Game<Self>>;
     fn wrap_env(env: BatchEnv<Self>) -> AnyEnv;
@@ -63,6 +65,7 @@ macro_rules! wrap {
 }
 wrap!(Position, Damone);
 wrap!(italian::Position, Italian);
+wrap!(dameo::Position, Dameo);
 
 impl AnyGame {
     /// A new game of `kind` from `setup` (or the variant's start), under
@@ -84,12 +87,13 @@ impl AnyGame {
         match self {
             AnyGame::Damone(_) => GameKind::Damone,
             AnyGame::Italian(_) => GameKind::Italian,
+            AnyGame::Dameo(_) => GameKind::Dameo,
         }
     }
 }
 
 /// The policy index of each legal move and the moves, in one order.
-fn legal<P: Board32>(game: &Game<P>) -> (Vec<P::Move>, Vec<u16>) {
+fn legal<P: Board>(game: &Game<P>) -> (Vec<P::Move>, Vec<u16>) {
     let moves = game.position().legal_moves();
     let actions = policy_indices(game.position(), &moves);
     (moves, actions)
@@ -109,7 +113,7 @@ fn play_text<P: GamePosition>(game: &mut Game<P>, text: &str) -> PyResult<()> {
     Ok(())
 }
 
-fn move_of_action<P: Board32>(game: &Game<P>, action: i64) -> PyResult<P::Move> {
+fn move_of_action<P: Board>(game: &Game<P>, action: i64) -> PyResult<P::Move> {
     let (moves, actions) = legal(game);
     actions
         .iter()
@@ -124,7 +128,7 @@ fn move_of_action<P: Board32>(game: &Game<P>, action: i64) -> PyResult<P::Move> 
 
 /// The input planes of `game` as `viewer` sees it (the side to move when
 /// None), `planes x 8 x 8`.
-pub fn planes_of<P: Board32>(game: &Game<P>, inputs: damone::net::Inputs, viewer: Option<Color>) -> Vec<f32> {
+pub fn planes_of<P: Board>(game: &Game<P>, inputs: damone::net::Inputs, viewer: Option<Color>) -> Vec<f32> {
     let mut out = vec![0.0; inputs.planes() * 64];
     let pos = game.position();
     let observation = match viewer {

@@ -7,7 +7,7 @@ use crate::{draw_rules, err, game_kind};
 use damone::arena::tournament::{run_games, schedule, GameRecord, MatchSettings};
 use damone::arena::{PlayerFactory, PlayerKind};
 use damone::game::interface::setup_or_start;
-use damone::game::{italian, Game, GameKind, GamePosition, Position};
+use damone::game::{dameo, italian, Game, GameKind, GamePosition, Position};
 use damone::net::NetEvaluator;
 use damone::player::{factory_on, game_of_players, parse_spec_or_path, LoadedNet};
 use damone::util::elo::score_interval;
@@ -17,6 +17,7 @@ use std::sync::Arc;
 pub enum AnyPlayer {
     Damone(Box<dyn damone::arena::Player<Position>>),
     Italian(Box<dyn damone::arena::Player<italian::Position>>),
+    Dameo(Box<dyn damone::arena::Player<dameo::Position>>),
 }
 
 /// A player: `"alphabeta:depth=4"`, `"mcts:sims=200"`, `"random"`, or a
@@ -92,6 +93,7 @@ impl PyPlayer {
         py.detach(|| match player {
             AnyPlayer::Damone(p) => choose(p.as_mut(), game_of::<Position>(game, kind)?),
             AnyPlayer::Italian(p) => choose(p.as_mut(), game_of::<italian::Position>(game, kind)?),
+            AnyPlayer::Dameo(p) => choose(p.as_mut(), game_of::<dameo::Position>(game, kind)?),
         })
     }
 

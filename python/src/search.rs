@@ -8,7 +8,7 @@ use damone::game::Game;
 use damone::mcts::{
     search as run_search, EvalRequest, Evaluation, Evaluator, SearchAlgorithm, SearchParams, Tree, Wdl,
 };
-use damone::net::{policy_indices, Board32, Inputs, NetEvaluator, Observation, POLICY_SIZE};
+use damone::net::{policy_indices, Board, Inputs, NetEvaluator, Observation, POLICY_SIZE};
 use damone::util::rng_stream;
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -68,7 +68,7 @@ fn floats(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f32>, Vec<usize
 }
 
 impl CallableEvaluator {
-    fn call<P: Board32>(&self, batch: &[EvalRequest<'_, P>]) -> PyResult<Vec<Evaluation>> {
+    fn call<P: Board>(&self, batch: &[EvalRequest<'_, P>]) -> PyResult<Vec<Evaluation>> {
         let (n, k) = (batch.len(), self.inputs.planes() * 64);
         let mut planes = vec![0.0f32; n * k];
         let mut masks = vec![false; n * POLICY_SIZE];
@@ -114,7 +114,7 @@ impl CallableEvaluator {
     }
 }
 
-impl<P: Board32> Evaluator<P> for CallableEvaluator {
+impl<P: Board> Evaluator<P> for CallableEvaluator {
     fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
         if self.error.is_none() {
             match self.call(batch) {

@@ -19,9 +19,16 @@
 //! Material (man 100, king 250), advancement (4 per row a man has
 //! advanced) and mobility (3 per step), each as the difference between the
 //! sides; captures searched to the end as in Damone.
+//!
+//! ## Dameo's evaluation
+//!
+//! Material (man 100, king 350), advancement (4 per row a man has
+//! advanced) and mobility (2 per non-capturing move of men and kings,
+//! line moves included), each as the difference between the sides;
+//! captures searched to the end as in Damone.
 
 use super::Player;
-use crate::game::{italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
+use crate::game::{dameo, italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
 use std::time::{Duration, Instant};
 
 /// Score of a won position (minus the distance in plies).
@@ -102,6 +109,35 @@ impl Baseline for italian::Position {
         (m.from().index() as u16) << 5 | m.to().index() as u16
     }
     fn captures(m: &italian::Move) -> u32 {
+        m.captured().count_ones()
+    }
+}
+
+impl Baseline for dameo::Position {
+    const MOVE_CODES: usize = 4096;
+    fn evaluate(&self) -> i32 {
+        let me = self.side_to_move();
+        let score = |c: Color| {
+            let advanced: i32 = dameo::cells(self.men(c))
+                .map(|cell| if c == Color::White { cell / 8 } else { 7 - cell / 8 } as i32)
+                .sum();
+            self.material(c) + 4 * advanced
+        };
+        let mobility = |c: Color| {
+            let mut p = *self;
+            p.set_side(c);
+            if p.has_capture() {
+                0
+            } else {
+                p.quiet_move_count() as i32
+            }
+        };
+        score(me) - score(me.opposite()) + 2 * (mobility(me) - mobility(me.opposite()))
+    }
+    fn move_code(m: &dameo::Move) -> u16 {
+        (m.from() as u16) << 6 | m.to() as u16
+    }
+    fn captures(m: &dameo::Move) -> u32 {
         m.captured().count_ones()
     }
 }

@@ -20,9 +20,9 @@ pub struct AnalyseArgs {
     /// Position in FEN (default: the variant's start position).
     #[arg(long)]
     pub fen: Option<String>,
-    /// The game: damone or italian; default: the player network's game,
+    /// The game: damone, italian or dameo; default: the player network's game,
     /// else damone.
-    #[arg(long, value_name = "damone|italian")]
+    #[arg(long, value_name = "damone|italian|dameo")]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]

@@ -31,9 +31,9 @@ pub struct ArenaOpts {
     /// with both colours, in order, cycling (replaces --opening-plies).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// The game: damone or italian; default: the network players' game,
+    /// The game: damone, italian or dameo; default: the network players' game,
     /// else damone.
-    #[arg(long, value_name = "damone|italian")]
+    #[arg(long, value_name = "damone|italian|dameo")]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]

@@ -14,9 +14,9 @@ pub struct EngineArgs {
     /// spec (net:PATH, mcts:sims=N, alphabeta:depth=N, random).
     #[arg(long, default_value = "alphabeta:depth=6")]
     pub player: String,
-    /// The game: damone or italian; default: the player network's game,
+    /// The game: damone, italian or dameo; default: the player network's game,
     /// else damone.
-    #[arg(long, value_name = "damone|italian")]
+    #[arg(long, value_name = "damone|italian|dameo")]
     pub game: Option<GameKind>,
     /// Rules variant for `position startpos` and FENs: standard, or for
     /// Damone damone-hunt or three-damas.

@@ -127,8 +127,8 @@ impl DeviceOpt {
 /// The `--game` option of the commands that start from no file.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GameOpt {
-    /// The game: damone (the default) or italian (Italian draughts).
-    #[arg(long, default_value = "damone", value_name = "damone|italian")]
+    /// The game: damone (the default), italian (Italian draughts) or dameo.
+    #[arg(long, default_value = "damone", value_name = "damone|italian|dameo")]
     pub game: damone::game::GameKind,
 }
 

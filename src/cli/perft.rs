@@ -253,7 +253,7 @@ fn bench_perft(a: &BenchArgs) -> Result<()> {
             f.nodes as f64 / f.seconds
         );
     }
-    for game in [GameKind::Damone, GameKind::Italian] {
+    for game in GameKind::ALL {
         let of_game = figures.iter().filter(|f| f.game == game);
         let nodes: u64 = of_game.clone().map(|f| f.nodes).sum();
         let secs: f64 = of_game.map(|f| f.seconds).sum();

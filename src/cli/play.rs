@@ -23,9 +23,9 @@ pub struct PlayArgs {
     /// Your colour: white or black.
     #[arg(long, default_value = "white")]
     pub color: String,
-    /// The game: damone or italian; default: the opponent network's game,
+    /// The game: damone, italian or dameo; default: the opponent network's game,
     /// else damone.
-    #[arg(long, value_name = "damone|italian")]
+    #[arg(long, value_name = "damone|italian|dameo")]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
@@ -117,6 +117,7 @@ fn help<P: GamePosition>() -> String {
     let example = match P::KIND {
         GameKind::Damone => "f3-e4, e4xg6xe8",
         GameKind::Italian => "22-18, 21x14x7",
+        GameKind::Dameo => "c3-c4, c1-c4, d4xd6xf6",
     };
     format!(
         "commands: a move ({example}), moves (list legal moves), undo (take back your last move), \

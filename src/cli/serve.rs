@@ -12,8 +12,8 @@ pub struct ServeArgs {
     /// A run folder (checkpoints/<run>) to watch and to take opponents from.
     #[arg(long)]
     pub run: Option<PathBuf>,
-    /// The game: damone or italian; default: the run's game, else damone.
-    #[arg(long, value_name = "damone|italian")]
+    /// The game: damone, italian or dameo; default: the run's game, else damone.
+    #[arg(long, value_name = "damone|italian|dameo")]
     pub game: Option<damone::game::GameKind>,
     /// A folder of exported player files (*.dmp) of the game to offer as
     /// opponents.

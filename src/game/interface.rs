@@ -30,20 +30,24 @@ pub enum GameKind {
     /// Italian draughts as the Italian federation plays it
     /// (docs/rules-italian.md).
     Italian,
+    /// Dameo, Christian Freeling's game on all 64 squares
+    /// (docs/rules-dameo.md).
+    Dameo,
 }
 
 /// Names accepted by [`GameKind::from_str`], in display order.
-pub const GAME_NAMES: [&str; 2] = ["damone", "italian"];
+pub const GAME_NAMES: [&str; 3] = ["damone", "italian", "dameo"];
 
 impl GameKind {
     /// Every game, in display order.
-    pub const ALL: [GameKind; 2] = [GameKind::Damone, GameKind::Italian];
+    pub const ALL: [GameKind; 3] = [GameKind::Damone, GameKind::Italian, GameKind::Dameo];
 
     /// The name used in configs, files and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Damone => "damone",
             GameKind::Italian => "italian",
+            GameKind::Dameo => "dameo",
         }
     }
 }
@@ -98,7 +102,7 @@ impl fmt::Display for GameKind {
 
 /// An unknown game name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game '{0}' (expected one of: damone, italian)")]
+#[error("unknown game '{0}' (expected one of: damone, italian, dameo)")]
 pub struct UnknownGame(pub String);
 
 impl FromStr for GameKind {
@@ -107,6 +111,7 @@ impl FromStr for GameKind {
         match s.trim() {
             "damone" => Ok(GameKind::Damone),
             "italian" => Ok(GameKind::Italian),
+            "dameo" => Ok(GameKind::Dameo),
             other => Err(UnknownGame(other.to_string())),
         }
     }
@@ -236,6 +241,7 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
 /// let start = |kind| damone::with_game!(kind, P => perft(&<P as GamePosition>::start(Default::default()), 2));
 /// assert_eq!(start(GameKind::Damone), 64);
 /// assert_eq!(start(GameKind::Italian), 49);
+/// assert_eq!(start(GameKind::Dameo), 52 * 52);
 /// ```
 #[macro_export]
 macro_rules! with_game {
@@ -247,6 +253,10 @@ macro_rules! with_game {
             }
             $crate::game::GameKind::Italian => {
                 type $P = $crate::game::italian::Position;
+                $body
+            }
+            $crate::game::GameKind::Dameo => {
+                type $P = $crate::game::dameo::Position;
                 $body
             }
         }

@@ -9,6 +9,7 @@
 //!
 //! Depends on nothing but `std` (and `serde`/`thiserror` derives).
 
+pub mod dameo;
 mod damone_game;
 pub mod fen;
 pub mod interface;

@@ -1,6 +1,7 @@
 //! Position -> input planes and move <-> policy index, in the mover's
 //! perspective (the board is turned 180 degrees when Black is to move), for
-//! the games on the 32 dark squares ([`Board32`]: Damone, Italian draughts).
+//! every game ([`Board`]): those on the 32 dark squares (Damone, Italian
+//! draughts) and Dameo on all 64 cells ([`BoardCells`]).
 //!
 //! ## Input planes (`Inputs::planes()` x 8 x 8, plane-major, row = board rank)
 //!
@@ -10,31 +11,34 @@
 //!
 //! | plane | content |
 //! | --- | --- |
-//! | 0, 1, 2 | the mover's pieces by kind: Damone's Pedine, Damas, Damones; Italian men, kings (plane 2 empty) |
+//! | 0, 1, 2 | the mover's pieces by kind: Damone's Pedine, Damas, Damones; Italian and Dameo men, kings (plane 2 empty) |
 //! | 3, 4, 5 | the opponent's, the same |
 //! | 6 | all ones if the position has occurred before (repetition) |
 //! | 7 | no-progress plies / no-progress limit, on every square |
-//! | 8 | ones on the 32 playing squares |
+//! | 8 | ones on the playing cells (the 32 dark squares, or all 64 in Dameo) |
 //! | 9 | the mover's pieces that start a legal capture (compulsory captures) |
 //! | 10 | the opponent's pieces that a legal capture of the mover takes |
 //! | 11 | the opponent's pieces that could capture, were it the opponent's turn |
 //! | 12 | the mover's pieces under threat: taken by such a capture |
-//! | 13, 14, 15 | the mover's pieces of each kind counted, over a side's pieces at the start (8 in Damone, 12 in Italian), on every square |
+//! | 13, 14, 15 | the mover's pieces of each kind counted, over a side's pieces at the start (8 in Damone, 12 in Italian, 18 in Dameo), on every square |
 //! | 16, 17, 18 | the opponent's, the same |
 //!
-//! ## Policy encoding (`POLICY_SIZE` = 4 x 32 x 32 logits)
+//! ## Policy encoding (`POLICY_SIZE` = 4096 logits)
 //!
-//! A move is identified by its start square, its end square and its captured
-//! set. Its index is `slot * 1024 + from * 32 + to` with squares in the
-//! mover's perspective (dark-square index 0..32). Moves that share start and
-//! end squares (only possible for captures) are told apart by `slot`: they
-//! are ordered by captured set (as a 32-bit board in the mover's
-//! perspective) and take slots 0, 1, 2, 3. No position met in 20 million
-//! random-playout positions had two legal moves sharing start and end, so
-//! slot 0 is nearly always used; five or more such moves would share slot 3.
+//! A move is identified by its start cell, its end cell and its captured
+//! set; cells are numbered in the mover's perspective over the game's
+//! playing cells (`n` = 32 dark squares, index 0..32, or all 64 cells,
+//! `rank * 8 + file`). Its index is `slot * n * n + from * n + to`. Moves
+//! that share start and end (only captures can) are told apart by `slot`:
+//! they are ordered by captured set (as a 64-cell board in the mover's
+//! perspective) and take slots 0, 1, ... up to `4096 / (n * n)` (4 on the
+//! dark squares, 1 in Dameo); moves beyond the last slot share it.
+//! `examples/collide.rs` counts how often that happens: no position in 20
+//! million random-playout positions of Damone had two legal moves sharing
+//! start and end; Dameo's figure is in docs/training.md.
 
 use crate::game::types::squares;
-use crate::game::{italian, Bitboard, Color, Game, GamePosition, Position, Rank, Square};
+use crate::game::{dameo, italian, Bitboard, Color, Game, GamePosition, Position, Rank, Square};
 use serde::{Deserialize, Serialize};
 
 /// Version of the input planes and the policy index: stored in training
@@ -82,53 +86,179 @@ impl Inputs {
         }
     }
 }
-/// Alternative slots for moves that share start and end squares.
-pub const SLOTS: usize = 4;
-/// Size of the policy head.
-pub const POLICY_SIZE: usize = SLOTS * 32 * 32;
 
-/// What the encoding needs of a game played on the 32 dark squares of an
-/// 8x8 board with diagonal moves (Damone and Italian draughts): its
-/// pieces by kind, its moves as start, end and captured set. A game on
-/// all 64 squares (Dameo) brings its own observation and policy index.
-pub trait Board32: GamePosition {
+/// Size of the policy head.
+pub const POLICY_SIZE: usize = 4096;
+/// Alternative slots on the 32 dark squares for moves that share start
+/// and end squares.
+pub const SLOTS: usize = POLICY_SIZE / 1024;
+
+/// The cells a game's pieces stand on, which the policy index numbers
+/// (`model.board`, set from the game: a network is built for one of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardCells {
+    /// The 32 dark squares (Damone, Italian draughts): 4 slots.
+    #[default]
+    Dark,
+    /// All 64 cells (Dameo): 1 slot.
+    All,
+}
+
+/// Every cell of the 8x8 grid, in order.
+const ALL_CELLS: [usize; 64] = {
+    let mut t = [0usize; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = i;
+        i += 1;
+    }
+    t
+};
+
+/// The dark-square index of each cell (32 on a light cell).
+const CELL_TO_DARK: [u8; 64] = {
+    let mut t = [32u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        t[DARK_CELLS[i]] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+impl BoardCells {
+    /// The playing cells (row-major on the 8x8 grid), by number.
+    pub fn cells(self) -> &'static [usize] {
+        match self {
+            BoardCells::Dark => &DARK_CELLS,
+            BoardCells::All => &ALL_CELLS,
+        }
+    }
+    /// The number of playing cells, `n`.
+    pub fn count(self) -> usize {
+        self.cells().len()
+    }
+    /// Start and end pairs, `n * n`: the size of one slot.
+    pub fn pairs(self) -> usize {
+        self.count() * self.count()
+    }
+    /// Slots for moves that share start and end.
+    pub fn slots(self) -> usize {
+        POLICY_SIZE / self.pairs()
+    }
+    /// A playing cell's number (0..n).
+    #[inline]
+    pub fn number(self, cell: usize) -> usize {
+        match self {
+            BoardCells::Dark => CELL_TO_DARK[cell] as usize,
+            BoardCells::All => cell,
+        }
+    }
+    /// The playing cells as a 64-cell board.
+    pub fn mask(self) -> u64 {
+        self.cells().iter().fold(0, |m, &c| m | 1 << c)
+    }
+    /// The name used in configuration files.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardCells::Dark => "dark",
+            BoardCells::All => "all",
+        }
+    }
+}
+
+/// What the encoding needs of a game: its playing cells, its pieces by
+/// kind and its moves as start, end and captured set, all as cells of the
+/// 8x8 grid (bit `rank * 8 + file`).
+pub trait Board: GamePosition {
+    /// The cells pieces stand on.
+    const CELLS: BoardCells;
     /// A side's pieces at the start: the material planes and the material
     /// target count pieces in these units.
     const PIECES_PER_SIDE: f32;
     /// True when the reflection in the h1-a8 diagonal maps every legal
     /// move to a legal move (Damone); training then augments with it.
-    /// Italian men move forward only, which the reflection turns back.
+    /// Italian and Dameo men move forward only, which the reflection turns
+    /// sideways.
     const REFLECTION_SYMMETRIC: bool;
     /// `c`'s pieces by kind, lowest first, at most three (Damone: Pedine,
-    /// Damas, Damones; Italian: men, kings and an empty board).
-    fn kind_boards(&self, c: Color) -> [Bitboard; 3];
+    /// Damas, Damones; Italian and Dameo: men, kings and an empty board).
+    fn kind_cells(&self, c: Color) -> [u64; 3];
     /// The same pieces with `c` to move (the threat planes ask what the
     /// opponent could take).
     fn with_side_to_move(&self, c: Color) -> Self;
-    /// A move's start square, end square and captured set.
-    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard);
+    /// A move's start cell, end cell and captured cells.
+    fn move_cells(m: &Self::Move) -> (usize, usize, u64);
 }
 
-impl Board32 for Position {
+/// Each byte of a 32-square board spread onto its cells.
+static SPREAD: [[u64; 256]; 4] = {
+    let mut t = [[0u64; 256]; 4];
+    let mut byte = 0;
+    while byte < 4 {
+        let mut v = 0;
+        while v < 256 {
+            let mut bit = 0;
+            while bit < 8 {
+                if v & (1 << bit) != 0 {
+                    t[byte][v] |= 1 << DARK_CELLS[byte * 8 + bit];
+                }
+                bit += 1;
+            }
+            v += 1;
+        }
+        byte += 1;
+    }
+    t
+};
+
+/// A board of the 32 dark squares as cells of the 8x8 grid.
+#[inline]
+pub fn dark_to_cells(b: Bitboard) -> u64 {
+    let [b0, b1, b2, b3] = b.to_le_bytes();
+    SPREAD[0][b0 as usize] | SPREAD[1][b1 as usize] | SPREAD[2][b2 as usize] | SPREAD[3][b3 as usize]
+}
+
+impl Board for Position {
+    const CELLS: BoardCells = BoardCells::Dark;
     const PIECES_PER_SIDE: f32 = 8.0;
     const REFLECTION_SYMMETRIC: bool = true;
-    fn kind_boards(&self, c: Color) -> [Bitboard; 3] {
-        Rank::ALL.map(|r| self.pieces(c, r))
+    fn kind_cells(&self, c: Color) -> [u64; 3] {
+        Rank::ALL.map(|r| dark_to_cells(self.pieces(c, r)))
     }
     fn with_side_to_move(&self, c: Color) -> Self {
         let mut p = *self;
         p.set_side(c);
         p
     }
-    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard) {
-        (m.from(), m.to(), m.captured())
+    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
+        (cell(m.from()), cell(m.to()), dark_to_cells(m.captured()))
     }
 }
 
-impl Board32 for italian::Position {
+impl Board for italian::Position {
+    const CELLS: BoardCells = BoardCells::Dark;
     const PIECES_PER_SIDE: f32 = 12.0;
     const REFLECTION_SYMMETRIC: bool = false;
-    fn kind_boards(&self, c: Color) -> [Bitboard; 3] {
+    fn kind_cells(&self, c: Color) -> [u64; 3] {
+        [dark_to_cells(self.men(c)), dark_to_cells(self.kings(c)), 0]
+    }
+    fn with_side_to_move(&self, c: Color) -> Self {
+        let mut p = *self;
+        p.set_side(c);
+        p
+    }
+    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
+        (cell(m.from()), cell(m.to()), dark_to_cells(m.captured()))
+    }
+}
+
+impl Board for dameo::Position {
+    const CELLS: BoardCells = BoardCells::All;
+    const PIECES_PER_SIDE: f32 = 18.0;
+    const REFLECTION_SYMMETRIC: bool = false;
+    fn kind_cells(&self, c: Color) -> [u64; 3] {
         [self.men(c), self.kings(c), 0]
     }
     fn with_side_to_move(&self, c: Color) -> Self {
@@ -136,17 +266,18 @@ impl Board32 for italian::Position {
         p.set_side(c);
         p
     }
-    fn move_squares(m: &Self::Move) -> (Square, Square, Bitboard) {
+    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
         (m.from(), m.to(), m.captured())
     }
 }
 
 /// A compact, perspective-oriented description of a position: everything the
-/// network sees. Cheap to store in the replay window.
+/// network sees. Cheap to store in the replay window. Boards are cells of
+/// the 8x8 grid (bit `rank * 8 + file`) in the mover's perspective.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Observation {
-    /// Mover's P, D, I then opponent's P, D, I, as boards in the mover's perspective.
-    pub boards: [Bitboard; 6],
+    /// Mover's pieces by kind, then the opponent's.
+    pub boards: [u64; 6],
     /// The position occurred before.
     pub repeated: bool,
     /// No-progress plies divided by the limit, in [0, 1].
@@ -155,46 +286,57 @@ pub struct Observation {
     /// the opponent's pieces they can take, then the same with the
     /// opponent to move (planes 9-12). Found only for the draughts inputs
     /// (move generation for both sides); empty for the basic ones.
-    pub captures: [Bitboard; 4],
-    /// A side's pieces at the start ([`Board32::PIECES_PER_SIDE`]): the
+    pub captures: [u64; 4],
+    /// A side's pieces at the start ([`Board::PIECES_PER_SIDE`]): the
     /// material planes count in these units.
     pub pieces_per_side: f32,
+    /// The playing cells (plane 8).
+    pub playing: u64,
 }
 
 /// The pieces of the side to move that start a legal capture, and the
 /// pieces such captures take (both empty when it has none).
-fn capture_boards<P: Board32>(pos: &P) -> (Bitboard, Bitboard) {
+fn capture_cells<P: Board>(pos: &P) -> (u64, u64) {
     if !pos.has_capture() {
         return (0, 0);
     }
     pos.legal_moves().iter().fold((0, 0), |(from, taken), m| {
-        let (start, _, captured) = P::move_squares(m);
-        (from | start.bb(), taken | captured)
+        let (start, _, captured) = P::move_cells(m);
+        (from | 1 << start, taken | captured)
     })
 }
 
-fn orient(sq: Square, me: Color) -> Square {
+/// A cell in the mover's perspective (turned for Black).
+#[inline]
+fn orient(cell: usize, me: Color) -> usize {
     match me {
-        Color::White => sq,
-        Color::Black => sq.rotate(),
+        Color::White => cell,
+        Color::Black => 63 - cell,
     }
 }
 
-fn orient_bb(b: Bitboard, me: Color) -> Bitboard {
+#[inline]
+fn orient_cells(b: u64, me: Color) -> u64 {
     match me {
         Color::White => b,
         Color::Black => b.reverse_bits(),
     }
 }
 
-/// Reflect a board in the h1-a8 diagonal.
+/// Reflect a board of the 32 dark squares in the h1-a8 diagonal.
 pub fn reflect_bb(b: Bitboard) -> Bitboard {
     squares(b).fold(0, |acc, s| acc | s.reflect().bb())
 }
 
+/// Reflect a board of cells in the h1-a8 diagonal: (file, rank) -> (7 -
+/// rank, 7 - file).
+pub fn reflect_cells(b: u64) -> u64 {
+    dameo::cells(b).fold(0, |acc, c| acc | 1 << ((7 - c / 8) + 8 * (7 - c % 8)))
+}
+
 impl Observation {
     /// Observe the current position of a game for the input set `inputs`.
-    pub fn of_game<P: Board32>(game: &Game<P>, inputs: Inputs) -> Observation {
+    pub fn of_game<P: Board>(game: &Game<P>, inputs: Inputs) -> Observation {
         let limit = game.rules().no_progress_plies.max(1) as f32;
         Observation::new(
             game.position(),
@@ -206,24 +348,24 @@ impl Observation {
 
     /// Observe a position with given repetition flag and no-progress
     /// fraction for the input set `inputs`.
-    pub fn new<P: Board32>(pos: &P, repeated: bool, no_progress: f32, inputs: Inputs) -> Observation {
+    pub fn new<P: Board>(pos: &P, repeated: bool, no_progress: f32, inputs: Inputs) -> Observation {
         let me = pos.side_to_move();
         let them = me.opposite();
         let mut boards = [0; 6];
         for (i, (mine, theirs)) in pos
-            .kind_boards(me)
+            .kind_cells(me)
             .into_iter()
-            .zip(pos.kind_boards(them))
+            .zip(pos.kind_cells(them))
             .enumerate()
         {
-            boards[i] = orient_bb(mine, me);
-            boards[3 + i] = orient_bb(theirs, me);
+            boards[i] = orient_cells(mine, me);
+            boards[3 + i] = orient_cells(theirs, me);
         }
         let mut captures = [0; 4];
         if inputs == Inputs::Draughts {
-            let (mine_capture, theirs_taken) = capture_boards(pos);
-            let (theirs_capture, mine_taken) = capture_boards(&pos.with_side_to_move(them));
-            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_bb(b, me));
+            let (mine_capture, theirs_taken) = capture_cells(pos);
+            let (theirs_capture, mine_taken) = capture_cells(&pos.with_side_to_move(them));
+            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_cells(b, me));
         }
         Observation {
             boards,
@@ -231,6 +373,7 @@ impl Observation {
             no_progress: no_progress.clamp(0.0, 1.0),
             captures,
             pieces_per_side: P::PIECES_PER_SIDE,
+            playing: P::CELLS.mask(),
         }
     }
 
@@ -238,8 +381,9 @@ impl Observation {
     pub fn reflect(&self) -> Observation {
         let mut o = *self;
         for b in o.boards.iter_mut().chain(o.captures.iter_mut()) {
-            *b = reflect_bb(*b);
+            *b = reflect_cells(*b);
         }
+        o.playing = reflect_cells(o.playing);
         o
     }
 
@@ -249,25 +393,26 @@ impl Observation {
     pub fn write_planes(&self, inputs: Inputs, out: &mut [f32]) {
         debug_assert_eq!(out.len(), inputs.planes() * 64);
         out.fill(0.0);
+        let mut light = |plane: usize, b: u64| {
+            for c in dameo::cells(b) {
+                out[plane * 64 + c] = 1.0;
+            }
+        };
         for (p, &b) in self.boards.iter().enumerate() {
-            for s in squares(b) {
-                out[p * 64 + cell(s)] = 1.0;
+            light(p, b);
+        }
+        light(8, self.playing);
+        if inputs == Inputs::Draughts {
+            for (p, &b) in self.captures.iter().enumerate() {
+                light(9 + p, b);
             }
         }
         if self.repeated {
             out[6 * 64..7 * 64].fill(1.0);
         }
         out[7 * 64..8 * 64].fill(self.no_progress);
-        for s in Square::all() {
-            out[8 * 64 + cell(s)] = 1.0;
-        }
         if inputs == Inputs::Basic {
             return;
-        }
-        for (p, &b) in self.captures.iter().enumerate() {
-            for s in squares(b) {
-                out[(9 + p) * 64 + cell(s)] = 1.0;
-            }
         }
         for (p, &b) in self.boards.iter().enumerate() {
             out[(13 + p) * 64..(14 + p) * 64].fill(b.count_ones() as f32 / self.pieces_per_side);
@@ -293,7 +438,7 @@ const fn cell(s: Square) -> usize {
 }
 
 /// Policy index of each legal move of `pos` (same order as `moves`).
-pub fn policy_indices<P: Board32>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
+pub fn policy_indices<P: Board>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
     let mut out = Vec::with_capacity(moves.len());
     policy_indices_into(pos, moves, &mut out);
     out
@@ -301,26 +446,28 @@ pub fn policy_indices<P: Board32>(pos: &P, moves: &[P::Move]) -> Vec<u16> {
 
 /// [`policy_indices`] into a buffer (cleared first), with no other
 /// allocation: for callers that step many games and keep a buffer each.
-pub fn policy_indices_into<P: Board32>(pos: &P, moves: &[P::Move], out: &mut Vec<u16>) {
+pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u16>) {
     let me = pos.side_to_move();
-    let key = |m: &P::Move| orient_bb(P::move_squares(m).2, me);
+    let board = P::CELLS;
+    let (n, pairs) = (board.count(), board.pairs());
+    let key = |m: &P::Move| orient_cells(P::move_cells(m).2, me);
     out.clear();
     out.extend(moves.iter().map(|m| {
-        let (from, to, _) = P::move_squares(m);
-        (orient(from, me).index() * 32 + orient(to, me).index()) as u16
+        let (from, to, _) = P::move_cells(m);
+        (board.number(orient(from, me)) * n + board.number(orient(to, me))) as u16
     }));
     // Moves sharing start and end squares (captures only) take slots in
-    // the order of their captured sets; `out[j] % 1024` is move j's squares.
+    // the order of their captured sets; `out[j] % pairs` is move j's cells.
     for i in 0..moves.len() {
-        let base = out[i] % 1024;
+        let base = out[i] as usize % pairs;
         let slot = (0..moves.len())
-            .filter(|&j| j != i && out[j] % 1024 == base && key(&moves[j]) < key(&moves[i]))
+            .filter(|&j| j != i && out[j] as usize % pairs == base && key(&moves[j]) < key(&moves[i]))
             .count();
-        out[i] = (slot.min(SLOTS - 1) * 1024) as u16 + base;
+        out[i] = (slot.min(board.slots() - 1) * pairs + base) as u16;
     }
 }
 
-/// The policy index under the h1-a8 reflection.
+/// The policy index on the 32 dark squares under the h1-a8 reflection.
 pub fn reflect_index(idx: u16) -> u16 {
     let idx = idx as usize;
     let slot = idx / 1024;
@@ -341,11 +488,12 @@ mod tests {
         let mut seen = [false; 64];
         for (i, &c) in DARK_CELLS.iter().enumerate() {
             let obs = Observation {
-                boards: [1 << i, 0, 0, 0, 0, 0],
+                boards: [1 << DARK_CELLS[i], 0, 0, 0, 0, 0],
                 repeated: false,
                 no_progress: 0.0,
                 captures: [0; 4],
                 pieces_per_side: 8.0,
+                playing: BoardCells::Dark.mask(),
             };
             let mut planes = vec![0.0; Inputs::Basic.planes() * 64];
             obs.write_planes(Inputs::Basic, &mut planes);

@@ -24,7 +24,7 @@
 //! A test (`tests/fastnet.rs`) checks its outputs equal burn's forward pass
 //! to 1e-4 on random positions.
 
-use super::encode::{Inputs, Observation, DARK_CELLS, MAX_PLANES, POLICY_SIZE};
+use super::encode::{BoardCells, Inputs, Observation, MAX_PLANES, POLICY_SIZE};
 use super::model::Net;
 use super::winograd::WinogradConv;
 use burn::tensor::Tensor;
@@ -276,9 +276,13 @@ enum PolicyLayer {
     /// planes * 64]`): one contiguous row per move, for logits at the
     /// legal moves only.
     Dense { fc: Dense, fc_t: Vec<f32> },
-    /// The bilinear head: `d` features per start and per end vector, and
-    /// the bias of each move.
-    Bilinear { d: usize, bias: Vec<f32> },
+    /// The bilinear head: `d` features per start and per end vector, the
+    /// bias of each move, and the cells the policy index numbers.
+    Bilinear {
+        d: usize,
+        bias: Vec<f32>,
+        board: BoardCells,
+    },
 }
 
 impl PolicyLayer {
@@ -286,7 +290,7 @@ impl PolicyLayer {
     fn inputs(&self) -> usize {
         match self {
             PolicyLayer::Dense { fc, .. } => fc.inputs,
-            PolicyLayer::Bilinear { d, .. } => 32 * 2 * d,
+            PolicyLayer::Bilinear { d, board, .. } => board.count() * 2 * d,
         }
     }
 }
@@ -295,8 +299,8 @@ impl PolicyLayer {
 struct Trunk {
     /// Policy head input, `[n, policy.inputs()]`: for the dense head the
     /// 1x1 conv + ReLU, `[n, planes * 64]` (plane-major, as burn's
-    /// reshape); for the bilinear head each playing square's start vector
-    /// (already over `sqrt(d)`) then end vector, `[n, 32, 2 * d]`.
+    /// reshape); for the bilinear head each playing cell's start vector
+    /// (already over `sqrt(d)`) then end vector, `[n, cells, 2 * d]`.
     policy_in: Vec<f32>,
     /// Value logits `[n, 3]`.
     value: Vec<f32>,
@@ -330,6 +334,7 @@ impl FastNet {
             (None, Some(bias)) => PolicyLayer::Bilinear {
                 d: policy_conv.c_out / 2,
                 bias: vec_of(bias.val()),
+                board: net.board,
             },
             (None, None) => unreachable!("a network's policy head has a dense layer or a bias"),
         };
@@ -429,17 +434,18 @@ impl FastNet {
         }
     }
 
-    /// 1x1 convolution (no ReLU) at the 32 playing squares into `[n, 32,
-    /// c_out]`, the first `c_out / 2` features of each square (its start
-    /// vector) times `1 / sqrt(c_out / 2)`.
-    fn conv1_dark(f: &Folded, x: &[f32], n: usize, out: &mut [f32]) {
+    /// 1x1 convolution (no ReLU) at the board's playing cells into `[n,
+    /// cells, c_out]`, the first `c_out / 2` features of each cell (its
+    /// start vector) times `1 / sqrt(c_out / 2)`.
+    fn conv1_cells(f: &Folded, board: BoardCells, x: &[f32], n: usize, out: &mut [f32]) {
         let (ci, co) = (f.c_in, f.c_out);
         let d = co / 2;
         let scale = 1.0 / (d as f32).sqrt();
+        let count = board.count();
         for p in 0..n {
-            for (i, &cell) in DARK_CELLS.iter().enumerate() {
+            for (i, &cell) in board.cells().iter().enumerate() {
                 let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
-                let dst = &mut out[(p * 32 + i) * co..(p * 32 + i + 1) * co];
+                let dst = &mut out[(p * count + i) * co..(p * count + i + 1) * co];
                 dst.copy_from_slice(&f.b);
                 for (k, &xv) in xr.iter().enumerate() {
                     for (o, &w) in dst.iter_mut().zip(&f.w[k * co..(k + 1) * co]) {
@@ -494,7 +500,9 @@ impl FastNet {
             let h = &h[..n * 64 * c];
             match self.policy {
                 PolicyLayer::Dense { .. } => Self::conv1_planes(&self.policy_conv, h, n, policy_in),
-                PolicyLayer::Bilinear { .. } => Self::conv1_dark(&self.policy_conv, h, n, policy_in),
+                PolicyLayer::Bilinear { board, .. } => {
+                    Self::conv1_cells(&self.policy_conv, board, h, n, policy_in)
+                }
             }
             let vin = &mut t[..n * 64];
             Self::conv1_planes(&self.value_conv, h, n, vin);
@@ -556,16 +564,17 @@ impl FastNet {
                 };
                 fc.forward(&t.policy_in, n, &mut policy, false, par);
             }
-            PolicyLayer::Bilinear { d, bias } => {
+            PolicyLayer::Bilinear { d, bias, board } => {
                 let pin = self.policy.inputs();
+                let pairs = board.pairs();
                 policy
                     .par_chunks_mut(POLICY_SIZE)
                     .zip(t.policy_in.par_chunks(pin))
                     .for_each(|(out, x)| {
-                        // The slots of a start and end square share the product.
-                        for j in 0..1024 {
-                            let v = bilinear_dot(x, *d, j);
-                            for k in (j..POLICY_SIZE).step_by(1024) {
+                        // The slots of a start and end share the product.
+                        for j in 0..pairs {
+                            let v = bilinear_dot(x, *d, *board, j);
+                            for k in (j..POLICY_SIZE).step_by(pairs) {
                                 out[k] = bias[k] + v;
                             }
                         }
@@ -593,8 +602,8 @@ impl FastNet {
                     PolicyLayer::Dense { fc, fc_t } => idx
                         .map(|j| fc.b[j] + dot(x, &fc_t[j * pin..(j + 1) * pin]))
                         .collect(),
-                    PolicyLayer::Bilinear { d, bias } => {
-                        idx.map(|j| bias[j] + bilinear_dot(x, *d, j)).collect()
+                    PolicyLayer::Bilinear { d, bias, board } => {
+                        idx.map(|j| bias[j] + bilinear_dot(x, *d, *board, j)).collect()
                     }
                 }
             })
@@ -618,9 +627,11 @@ pub struct SearchOutputs {
 }
 
 /// The bilinear head's product for policy index `j` from one position's
-/// start and end vectors (`x`: `[32, 2 * d]`, start vectors already scaled).
-fn bilinear_dot(x: &[f32], d: usize, j: usize) -> f32 {
-    let (from, to) = ((j % 1024) / 32, j % 32);
+/// start and end vectors (`x`: `[cells, 2 * d]`, start vectors already
+/// scaled).
+fn bilinear_dot(x: &[f32], d: usize, board: BoardCells, j: usize) -> f32 {
+    let n = board.count();
+    let (from, to) = ((j % (n * n)) / n, j % n);
     let q = &x[from * 2 * d..from * 2 * d + d];
     let k = &x[to * 2 * d + d..(to + 1) * 2 * d];
     dot(q, k)

@@ -11,8 +11,8 @@ pub mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
-    policy_indices, policy_indices_into, reflect_index, Board32, Inputs, Observation, ENCODING_VERSION,
-    MAX_PLANES, POLICY_SIZE,
+    policy_indices, policy_indices_into, reflect_index, Board, BoardCells, Inputs, Observation,
+    ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
 pub use inference::{ConvAlgorithm, FastNet, SearchOutputs};
 pub use model::{ModelConfig, Net, PolicyHeadKind, AUX_OUTPUTS};
@@ -221,7 +221,7 @@ fn softmax_in_place(x: &mut [f32]) {
     }
 }
 
-impl<P: Board32> Evaluator<P> for NetEvaluator {
+impl<P: Board> Evaluator<P> for NetEvaluator {
     fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
         let t = Instant::now();
         let mut out = Vec::with_capacity(batch.len());

@@ -7,7 +7,7 @@
 //! only, that predicts the opponent's reply to the move about to be played
 //! (KataGo's auxiliary opponent-policy target).
 
-use super::encode::{Inputs, DARK_CELLS, POLICY_SIZE, SLOTS};
+use super::encode::{BoardCells, Inputs, POLICY_SIZE};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -43,6 +43,9 @@ pub struct ModelConfig {
     /// A head predicting the opponent's reply (trained only; the search
     /// does not use it).
     pub reply_head: bool,
+    /// The cells the policy index numbers: set from the run's game
+    /// (`dark` for Damone and Italian draughts, `all` for Dameo).
+    pub board: BoardCells,
 }
 
 impl Default for ModelConfig {
@@ -56,6 +59,7 @@ impl Default for ModelConfig {
             inputs: Inputs::Basic,
             aux_heads: true,
             reply_head: false,
+            board: BoardCells::Dark,
         }
     }
 }
@@ -135,7 +139,7 @@ impl ModelConfig {
     /// The shape in one line, as error messages and `damone info` show it.
     pub fn describe(&self) -> String {
         format!(
-            "blocks={} channels={} value_hidden={} policy_head={} policy_planes={} inputs={} aux_heads={} reply_head={}",
+            "blocks={} channels={} value_hidden={} policy_head={} policy_planes={} inputs={} aux_heads={} reply_head={} board={}",
             self.blocks,
             self.channels,
             self.value_hidden,
@@ -143,7 +147,8 @@ impl ModelConfig {
             self.policy_planes,
             self.inputs.name(),
             self.aux_heads,
-            self.reply_head
+            self.reply_head,
+            self.board.name()
         )
     }
 
@@ -205,6 +210,7 @@ impl ModelConfig {
                 fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
             }),
             policy_bias: bilinear.then(|| Param::from_tensor(Tensor::zeros([POLICY_SIZE], device))),
+            board: self.board,
         }
     }
 }
@@ -244,24 +250,31 @@ impl PolicyHead {
 }
 
 /// The bilinear policy head ([`PolicyHeadKind::Bilinear`]): `[B, C, 8, 8]`
-/// -> 1x1 conv, BN -> start and end vectors at the 32 playing squares ->
-/// `[B, POLICY_SIZE]` logits (the slots of a start and end square share
+/// -> 1x1 conv, BN -> start and end vectors at the board's `n` playing
+/// cells -> `[B, POLICY_SIZE]` logits (the slots of a start and end share
 /// the product and differ by their bias).
-fn bilinear_logits(conv: &Conv2d, bn: &BatchNorm, bias: &Param<Tensor<1>>, h: Tensor<4>) -> Tensor<2> {
+fn bilinear_logits(
+    conv: &Conv2d,
+    bn: &BatchNorm,
+    bias: &Param<Tensor<1>>,
+    board: BoardCells,
+    h: Tensor<4>,
+) -> Tensor<2> {
     let [batch, _, _, _] = h.dims();
     let z = bn.forward(conv.forward(h));
     let [_, planes, _, _] = z.dims();
     let d = planes / 2;
-    let cells: Vec<i64> = DARK_CELLS.iter().map(|&c| c as i64).collect();
-    let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [32]), &z.device());
+    let n = board.count();
+    let cells: Vec<i64> = board.cells().iter().map(|&c| c as i64).collect();
+    let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [n]), &z.device());
     let z = z.reshape([batch, planes, 64]).select(2, cells);
     let from = z.clone().narrow(1, 0, d).swap_dims(1, 2);
     let to = z.narrow(1, d, d);
     let products = from
         .matmul(to)
         .mul_scalar(1.0 / (d as f64).sqrt())
-        .reshape([batch, 32 * 32]);
-    products.repeat_dim(1, SLOTS) + bias.val().unsqueeze_dim(0)
+        .reshape([batch, n * n]);
+    products.repeat_dim(1, board.slots()) + bias.val().unsqueeze_dim(0)
 }
 
 /// The policy head's computation, shared by the policy and reply heads:
@@ -308,6 +321,9 @@ pub struct Net {
     pub(crate) reply: Option<PolicyHead>,
     /// The bilinear head's per-move bias (`policy_head = "bilinear"`).
     pub(crate) policy_bias: Option<Param<Tensor<1>>>,
+    /// The cells the policy index numbers (`model.board`).
+    #[module(skip)]
+    pub(crate) board: BoardCells,
 }
 
 /// Outputs of the auxiliary head: material difference, plies left.
@@ -354,7 +370,9 @@ impl Net {
         let reply = self.reply.as_ref().map(|r| r.forward(h.clone()));
         let policy = match (&self.policy_fc, &self.policy_bias) {
             (Some(fc), _) => policy_logits(&self.policy_conv, &self.policy_bn, fc, h.clone()),
-            (None, Some(bias)) => bilinear_logits(&self.policy_conv, &self.policy_bn, bias, h.clone()),
+            (None, Some(bias)) => {
+                bilinear_logits(&self.policy_conv, &self.policy_bn, bias, self.board, h.clone())
+            }
             (None, None) => unreachable!("ModelConfig::init gives the policy head a dense layer or a bias"),
         };
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));

@@ -191,7 +191,9 @@ impl RunConfig {
             apply_set(&mut value, s)?;
         }
         let build = |t: toml::Table| -> std::result::Result<RunConfig, String> {
-            let cfg: RunConfig = t.try_into().map_err(|e: toml::de::Error| one_line(&e))?;
+            let mut cfg: RunConfig = t.try_into().map_err(|e: toml::de::Error| one_line(&e))?;
+            // The policy index's cells are the game's, whatever a file says.
+            cfg.model.board = crate::with_game!(cfg.game, P => <P as crate::net::Board>::CELLS);
             cfg.validate()?;
             Ok(cfg)
         };

@@ -47,7 +47,7 @@ use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{ReplayError, ReplayWindow};
 use crate::game::{GameKind, Position};
-use crate::net::Board32;
+use crate::net::Board;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
@@ -234,10 +234,10 @@ pub enum RunError {
     },
 }
 
-/// A game a run can train: the network's encoding ([`Board32`]) and the
+/// A game a run can train: the network's encoding ([`Board`]) and the
 /// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games.
-pub trait RunGame: Board32 + Baseline {}
-impl<P: Board32 + Baseline> RunGame for P {}
+pub trait RunGame: Board + Baseline {}
+impl<P: Board + Baseline> RunGame for P {}
 
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;

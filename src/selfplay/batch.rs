@@ -11,7 +11,7 @@
 //! own seeded stream.
 
 use crate::game::{DrawRules, Game, Outcome};
-use crate::net::{policy_indices_into, Board32, Inputs, Observation, POLICY_SIZE};
+use crate::net::{policy_indices_into, Board, Inputs, Observation, POLICY_SIZE};
 use crate::util::{rng_stream, Rng};
 use rand::Rng as _;
 use rayon::prelude::*;
@@ -74,7 +74,7 @@ pub enum BatchError {
 }
 
 /// One game of the batch with what stepping it needs.
-struct Slot<P: Board32> {
+struct Slot<P: Board> {
     game: Game<P>,
     moves: Vec<P::Move>,
     /// Policy index of each legal move (same order).
@@ -95,7 +95,7 @@ struct SlotOut<'a> {
     to_play: &'a mut u8,
 }
 
-impl<P: Board32> Slot<P> {
+impl<P: Board> Slot<P> {
     fn new(start: P, rules: DrawRules, seed: u64, i: usize) -> Slot<P> {
         let (rng, action_rng) = streams(seed, i);
         Slot {
@@ -175,13 +175,13 @@ fn streams(seed: u64, i: usize) -> (Rng, Rng) {
 }
 
 /// N games of one game type, stepped in parallel (see the module docs).
-pub struct BatchEnv<P: Board32> {
+pub struct BatchEnv<P: Board> {
     slots: Vec<Slot<P>>,
     start: P,
     opts: BatchOptions,
 }
 
-impl<P: Board32> BatchEnv<P> {
+impl<P: Board> BatchEnv<P> {
     /// `n` games from `start`, their openings drawn from streams of `seed`.
     /// Call [`BatchEnv::reset`] before the first step.
     pub fn new(n: usize, start: P, opts: BatchOptions, seed: u64) -> BatchEnv<P> {

@@ -9,7 +9,7 @@ use super::{Pending, SelfPlay};
 use crate::data::{read_sample, write_sample, SampleLayout};
 use crate::game::interface::{parse_stored_variant, stored_variant_name};
 use crate::game::{Color, DrawRules, Game, GamePosition};
-use crate::net::Board32;
+use crate::net::Board;
 use crate::util::bin::{BinError, Reader, Writer};
 
 const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
@@ -19,7 +19,7 @@ const INFLIGHT_MAGIC: &[u8; 8] = b"DMNGAMES";
 /// version 2's samples have no reply field. Both are still read.
 pub const INFLIGHT_VERSION: u32 = 3;
 
-impl<P: Board32> SelfPlay<P> {
+impl<P: Board> SelfPlay<P> {
     /// The games in flight as bytes (for checkpoints): per game its start
     /// position, rules and moves, its pending samples and resignation state.
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -26,7 +26,7 @@ use crate::mcts::{
     evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
 };
 use crate::net::policy_indices;
-use crate::net::Board32;
+use crate::net::Board;
 use crate::util::stop::Stop;
 
 mod batch;
@@ -207,7 +207,7 @@ impl SelfPlayStats {
 }
 
 /// One game of self-play and its search.
-struct Slot<P: Board32> {
+struct Slot<P: Board> {
     tree: Option<Tree<P>>,
     /// A search is under way.
     searching: bool,
@@ -222,7 +222,7 @@ struct Slot<P: Board32> {
 
 /// A sample waiting for its game's end (its targets are for its
 /// position's side to move).
-struct Pending<P: Board32> {
+struct Pending<P: Board> {
     sample: Sample<P>,
     /// The game's ply at its position (unknown for samples restored from a
     /// version 1 games-in-flight file: they get no auxiliary targets).
@@ -231,7 +231,7 @@ struct Pending<P: Board32> {
 
 /// The self-play driver: `parallel_games` games, each with its own tree,
 /// kept across iterations (see the module docs).
-pub struct SelfPlay<P: Board32 = Position> {
+pub struct SelfPlay<P: Board = Position> {
     env: VecEnv<P>,
     slots: Vec<Slot<P>>,
     /// Finished games and their outcomes, kept when asked for
@@ -246,7 +246,7 @@ pub struct SelfPlay<P: Board32 = Position> {
 /// For each ply `p` of `game`, the opponent's reply to the move played
 /// there: the network policy index of the move played at ply `p + 1`, in
 /// the position it was played in (`None` for the last move).
-pub fn reply_indices<P: Board32>(game: &Game<P>) -> Vec<Option<u16>> {
+pub fn reply_indices<P: Board>(game: &Game<P>) -> Vec<Option<u16>> {
     let moves = game.moves();
     let mut out = vec![None; moves.len()];
     let mut pos = *game.start();
@@ -264,14 +264,14 @@ pub fn reply_indices<P: Board32>(game: &Game<P>) -> Vec<Option<u16>> {
 
 /// Where an iteration's results go as moves are played: its counters, its
 /// finished samples, and the caller's two callbacks.
-struct Sink<'a, P: Board32> {
+struct Sink<'a, P: Board> {
     stats: SelfPlayStats,
     out: Vec<Sample<P>>,
     on_game: &'a mut dyn FnMut(&SelfPlayStats),
     on_live: &'a mut dyn FnMut(&Game<P>),
 }
 
-impl<P: Board32> SelfPlay<P> {
+impl<P: Board> SelfPlay<P> {
     /// `parallel_games` games from `start` under `rules`, each opened with
     /// `cfg.opening_plies` random plies. (More games than an iteration's
     /// quota is fine: the games still running carry on.)

@@ -14,7 +14,7 @@ use crate::data::{AuxTargets, Sample};
 use crate::mcts::Wdl;
 use crate::net::model::AUX_OUTPUTS;
 use crate::net::{
-    planes_tensor, policy_indices, reflect_index, Board32, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
+    planes_tensor, policy_indices, reflect_index, Board, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
 };
 use crate::util::Rng;
 mod cpu_step;
@@ -334,7 +334,7 @@ struct Batch {
 
 /// `with_reply`: the network trains a reply head (the one-hot replies are
 /// built only then).
-fn make_batch<P: Board32>(
+fn make_batch<P: Board>(
     samples: &[&Sample<P>],
     inputs: Inputs,
     q_weight: f32,
@@ -418,7 +418,7 @@ impl Trainer {
     }
 
     /// One step on a batch; returns its losses.
-    pub fn train_step<P: Board32>(&mut self, samples: &[&Sample<P>], rng: &mut Rng) -> Losses {
+    pub fn train_step<P: Board>(&mut self, samples: &[&Sample<P>], rng: &mut Rng) -> Losses {
         let b = make_batch(
             samples,
             self.model.inputs,
@@ -501,7 +501,7 @@ impl Trainer {
     }
 
     /// Several steps on uniform batches from `window`; mean losses.
-    pub fn train<P: Board32>(
+    pub fn train<P: Board>(
         &mut self,
         window: &crate::data::ReplayWindow<P>,
         steps: u64,

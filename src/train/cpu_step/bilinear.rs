@@ -1,30 +1,38 @@
 //! The bilinear policy head's products and their gradients
-//! ([`crate::net::PolicyHeadKind::Bilinear`]): logit `slot * 1024 + from *
-//! 32 + to` is `q[from] . k[to] / sqrt(d) + bias`, where `q` and `k` are
+//! ([`crate::net::PolicyHeadKind::Bilinear`]): logit `slot * n * n + from
+//! * n + to` is `q[from] . k[to] / sqrt(d) + bias`, where `q` and `k` are
 //! the first and the last `d` features of the 1x1 convolution's output
-//! (after batch norm) at the playing squares.
+//! (after batch norm) at the board's `n` playing cells.
 
 use super::layers::{Buf, Pool};
-use crate::net::encode::DARK_CELLS;
+use crate::net::encode::BoardCells;
 use crate::net::POLICY_SIZE;
 use rayon::prelude::*;
 
 /// Logits `[n, POLICY_SIZE]` from `y` (`[n * 64, 2 * d]`, NHWC rows).
-pub(super) fn forward<'p>(pool: &'p Pool, y: &[f32], d: usize, bias: &[f32], n: usize) -> Buf<'p> {
+pub(super) fn forward<'p>(
+    pool: &'p Pool,
+    y: &[f32],
+    d: usize,
+    board: BoardCells,
+    bias: &[f32],
+    n: usize,
+) -> Buf<'p> {
     let scale = 1.0 / (d as f32).sqrt();
+    let (count, pairs) = (board.count(), board.pairs());
     let mut out = pool.zeroed(n * POLICY_SIZE);
     out.par_chunks_mut(POLICY_SIZE)
         .zip(y.par_chunks(64 * 2 * d))
         .for_each(|(o, yp)| {
-            for (from, &fc) in DARK_CELLS.iter().enumerate() {
+            for (from, &fc) in board.cells().iter().enumerate() {
                 let q = &yp[fc * 2 * d..fc * 2 * d + d];
-                for (to, &tc) in DARK_CELLS.iter().enumerate() {
+                for (to, &tc) in board.cells().iter().enumerate() {
                     let k = &yp[tc * 2 * d + d..(tc + 1) * 2 * d];
                     let v = scale * q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>();
-                    let mut j = from * 32 + to;
+                    let mut j = from * count + to;
                     while j < POLICY_SIZE {
                         o[j] = v + bias[j];
-                        j += 1024;
+                        j += pairs;
                     }
                 }
             }
@@ -35,28 +43,36 @@ pub(super) fn forward<'p>(pool: &'p Pool, y: &[f32], d: usize, bias: &[f32], n: 
 /// From the logits' gradient `dl` (`[n, POLICY_SIZE]`): the gradient of
 /// `y` (`[n * 64, 2 * d]`, zero off the playing squares) and of the bias
 /// (summed over the positions in order).
-pub(super) fn backward<'p>(pool: &'p Pool, y: &[f32], d: usize, dl: &[f32], n: usize) -> (Buf<'p>, Vec<f32>) {
+pub(super) fn backward<'p>(
+    pool: &'p Pool,
+    y: &[f32],
+    d: usize,
+    board: BoardCells,
+    dl: &[f32],
+    n: usize,
+) -> (Buf<'p>, Vec<f32>) {
     let scale = 1.0 / (d as f32).sqrt();
     let w = 2 * d;
+    let (count, pairs) = (board.count(), board.pairs());
     let mut dy = pool.zeroed(n * 64 * w);
     dy.par_chunks_mut(64 * w)
         .zip(y.par_chunks(64 * w))
         .zip(dl.par_chunks(POLICY_SIZE))
         .for_each(|((dyp, yp), dlp)| {
             // The slots share a product: their gradients add.
-            let mut g = [0.0f32; 1024];
-            for (j, gj) in g.iter_mut().enumerate() {
+            let mut g = [0.0f32; POLICY_SIZE];
+            for (j, gj) in g[..pairs].iter_mut().enumerate() {
                 let mut s = 0.0;
                 let mut i = j;
                 while i < POLICY_SIZE {
                     s += dlp[i];
-                    i += 1024;
+                    i += pairs;
                 }
                 *gj = s * scale;
             }
-            for (from, &fc) in DARK_CELLS.iter().enumerate() {
-                for (to, &tc) in DARK_CELLS.iter().enumerate() {
-                    let gv = g[from * 32 + to];
+            for (from, &fc) in board.cells().iter().enumerate() {
+                for (to, &tc) in board.cells().iter().enumerate() {
+                    let gv = g[from * count + to];
                     if gv == 0.0 {
                         continue;
                     }

@@ -262,6 +262,7 @@ impl<'p> Tower<'p> {
 /// and a dense layer to the logits, for the bilinear head the products of
 /// the playing squares' start and end vectors and a bias per move.
 struct PolicyHead<'p> {
+    board: crate::net::encode::BoardCells,
     conv: Conv1,
     bn: Bn,
     cache: BnCache<'p>,
@@ -301,9 +302,10 @@ impl<'p> PolicyHead<'p> {
         };
         let logits = match &head {
             PolicyCache::Dense { fc, pin, .. } => fc.forward(pool, pin, n),
-            PolicyCache::Bilinear { y, bias, .. } => bilinear::forward(pool, y, pc / 2, bias, n),
+            PolicyCache::Bilinear { y, bias, .. } => bilinear::forward(pool, y, pc / 2, net.board, bias, n),
         };
         PolicyHead {
+            board: net.board,
             conv,
             bn,
             cache,
@@ -333,7 +335,7 @@ impl<'p> PolicyHead<'p> {
                 drp
             }
             PolicyCache::Bilinear { y, bias_id, .. } => {
-                let (dy, dbias) = bilinear::backward(pool, y, pc / 2, dlogits, n);
+                let (dy, dbias) = bilinear::backward(pool, y, pc / 2, self.board, dlogits, n);
                 g.put(*bias_id, dbias, vec![POLICY_SIZE]);
                 dy
             }
@@ -536,13 +538,17 @@ mod tests {
         use crate::net::PolicyHeadKind::{Bilinear, Dense};
         // The shipped default shape (configs/default.toml: 4x32, bilinear
         // head of 16, value hidden 64, auxiliary heads) and others.
+        // The last is Dameo's board of 64 cells (the samples are Damone's:
+        // only the arithmetic is compared).
+        use crate::net::BoardCells::{All, Dark};
         let shapes = [
-            (4, 32, 64, true, Inputs::Basic, 24, 16, Bilinear),
-            (2, 8, 24, true, Inputs::Basic, 37, 2, Dense),
-            (1, 16, 24, false, Inputs::Draughts, 16, 8, Dense),
-            (3, 32, 24, true, Inputs::Basic, 50, 5, Dense),
-            (2, 16, 24, true, Inputs::Basic, 37, 8, Bilinear),
-            (1, 8, 24, false, Inputs::Draughts, 20, 3, Bilinear),
+            (4, 32, 64, true, Inputs::Basic, 24, 16, Bilinear, Dark),
+            (2, 8, 24, true, Inputs::Basic, 37, 2, Dense, Dark),
+            (1, 16, 24, false, Inputs::Draughts, 16, 8, Dense, Dark),
+            (3, 32, 24, true, Inputs::Basic, 50, 5, Dense, Dark),
+            (2, 16, 24, true, Inputs::Basic, 37, 8, Bilinear, Dark),
+            (1, 8, 24, false, Inputs::Draughts, 20, 3, Bilinear, Dark),
+            (2, 16, 24, true, Inputs::Draughts, 21, 8, Bilinear, All),
         ];
         assert_eq!(
             ModelConfig {
@@ -554,11 +560,14 @@ mod tests {
                 inputs: Inputs::Basic,
                 aux_heads: true,
                 reply_head: false,
+                board: Dark,
             },
             ModelConfig::default(),
             "the first shape is the shipped default"
         );
-        for (blocks, channels, value_hidden, aux_heads, inputs, n, policy_planes, policy_head) in shapes {
+        for (blocks, channels, value_hidden, aux_heads, inputs, n, policy_planes, policy_head, board) in
+            shapes
+        {
             let model = ModelConfig {
                 blocks,
                 channels,
@@ -568,6 +577,7 @@ mod tests {
                 inputs,
                 aux_heads,
                 reply_head: false,
+                board,
             };
             let params = TrainParams {
                 batch_size: n,

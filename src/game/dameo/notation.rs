@@ -1,0 +1,261 @@
+//! Dameo's notation: cells `a1`..`h8` (a1 at White's left, White's men on
+//! ranks 1-3), setup strings in the style of the other games
+//! (`W:Wa1-h1,b2-g2,c3-f3,Kd4:Ba8-h8,b7-g7,c6-f6:H3`, kings prefixed `K`,
+//! a run of cells along one rank as `a1-h1`), moves `c3-c4`, line moves
+//! from the rear man (`c1-c4`: the men on c2 and c3 stay, the line has
+//! advanced one cell) and captures by every landing cell (`d4xd6xf6`, or
+//! `d4xf6` when that is unambiguous).
+
+use super::position::{cells, Cells, Move, Position};
+use crate::game::italian::Piece;
+use crate::game::types::{parse_coords, Color};
+use crate::game::ParseMoveError;
+
+/// Why a setup string was refused; each variant names the bad field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("empty setup string")]
+    Empty,
+    #[error("bad side to move '{0}' (expected W or B)")]
+    BadSideToMove(String),
+    #[error("missing piece field for {0} (expected a field starting with '{1}')")]
+    MissingSide(&'static str, char),
+    #[error("piece field for {0} given twice")]
+    DuplicateSide(&'static str),
+    #[error("bad field '{0}' (expected W..., B... or H<plies>)")]
+    BadField(String),
+    #[error("bad cell '{0}' (expected a cell a1..h8, K before a king, or a run along one rank like a1-h1)")]
+    BadCell(String),
+    #[error("cell {0} used twice")]
+    DoubledCell(String),
+    #[error("a {0} man on {1}, its promotion row (it would be a king)")]
+    ManOnLastRow(&'static str, String),
+    #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
+    BadCounter(String),
+    #[error("the counter field '{0}' must come last")]
+    CounterNotLast(String),
+    #[error("{0} has {1} pieces (at most 18)")]
+    TooManyPieces(&'static str, u32),
+}
+
+/// An input token as echoed in an error: cut to 40 characters.
+fn cut(s: &str) -> String {
+    crate::util::clip(s, 40)
+}
+
+/// A cell's name, `a1`..`h8`.
+pub fn cell_name(cell: usize) -> String {
+    format!("{}{}", (b'a' + (cell % 8) as u8) as char, cell / 8 + 1)
+}
+
+/// The cell a name gives, if it is `a1`..`h8`.
+pub fn cell_of_name(name: &str) -> Option<usize> {
+    parse_coords(name.trim()).map(|(f, r)| (r * 8 + f) as usize)
+}
+
+/// The cells one token names: `K`-prefixed or not, a cell or a run of
+/// cells along one rank.
+fn read_token(tok: &str) -> Result<(bool, Vec<usize>), SetupError> {
+    let bad = || SetupError::BadCell(cut(tok));
+    let (king, body) = match tok.strip_prefix(['K', 'k']) {
+        Some(rest) => (true, rest),
+        None => (false, tok),
+    };
+    let cell = |t: &str| cell_of_name(t).ok_or_else(bad);
+    let list = match body.split_once('-') {
+        Some((a, b)) => {
+            let (a, b) = (cell(a)?, cell(b)?);
+            if a / 8 != b / 8 || a > b {
+                return Err(bad());
+            }
+            (a..=b).collect()
+        }
+        None => vec![cell(body)?],
+    };
+    Ok((king, list))
+}
+
+fn read_pieces(pos: &mut Position, color: Color, list: &str) -> Result<(), SetupError> {
+    if list.trim().is_empty() {
+        return Ok(());
+    }
+    for tok in list.split(',').map(str::trim) {
+        let (king, list) = read_token(tok)?;
+        for cell in list {
+            if pos.piece_at(cell).is_some() {
+                return Err(SetupError::DoubledCell(cell_name(cell)));
+            }
+            let last_row = if color == Color::White {
+                cell >= 56
+            } else {
+                cell < 8
+            };
+            if !king && last_row {
+                return Err(SetupError::ManOnLastRow(color.name(), cell_name(cell)));
+            }
+            pos.put(cell, Piece { color, king });
+        }
+    }
+    Ok(())
+}
+
+/// The tokens of one side's pieces of one kind: runs of three or more
+/// cells along a rank as `a1-h1`, others one by one.
+fn tokens(set: Cells, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = set;
+    while rest != 0 {
+        let first = rest.trailing_zeros() as usize;
+        let mut last = first;
+        while last % 8 < 7 && rest & (1 << (last + 1)) != 0 {
+            last += 1;
+        }
+        if last - first >= 2 {
+            out.push(format!("{prefix}{}-{}", cell_name(first), cell_name(last)));
+            rest &= !((2u64 << last) - (1u64 << first));
+        } else {
+            out.push(format!("{prefix}{}", cell_name(first)));
+            rest &= rest - 1;
+        }
+    }
+    out
+}
+
+impl Position {
+    /// Read a setup string: side to move, then each side's pieces, then an
+    /// optional `H<n>` counter of reversible plies.
+    pub fn from_setup(text: &str) -> Result<Position, SetupError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SetupError::Empty);
+        }
+        let fields: Vec<&str> = text.split(':').map(str::trim).collect();
+        let side = match fields[0] {
+            "W" | "w" => Color::White,
+            "B" | "b" => Color::Black,
+            other => return Err(SetupError::BadSideToMove(cut(other))),
+        };
+        let mut pos = Position::empty();
+        let mut seen = [false; 2];
+        for (k, field) in fields[1..].iter().enumerate() {
+            let color = match field.chars().next() {
+                Some('W') => Color::White,
+                Some('B') => Color::Black,
+                Some('H') if k + 2 != fields.len() => return Err(SetupError::CounterNotLast(cut(field))),
+                Some('H') => {
+                    let n = field[1..]
+                        .parse::<u16>()
+                        .map_err(|_| SetupError::BadCounter(cut(field)))?;
+                    pos.set_reversible_plies(n);
+                    continue;
+                }
+                _ => return Err(SetupError::BadField(cut(field))),
+            };
+            if std::mem::replace(&mut seen[color.index()], true) {
+                return Err(SetupError::DuplicateSide(color.name()));
+            }
+            read_pieces(&mut pos, color, &field[1..])?;
+        }
+        for c in [Color::White, Color::Black] {
+            if !seen[c.index()] {
+                return Err(SetupError::MissingSide(c.name(), c.letter()));
+            }
+            let n = pos.color_cells(c).count_ones();
+            if n > 18 {
+                return Err(SetupError::TooManyPieces(c.name(), n));
+            }
+        }
+        pos.set_side(side);
+        Ok(pos)
+    }
+
+    /// The setup string: each side's men, then its kings, in cell order;
+    /// the `H` field only when the counter is not zero.
+    pub fn to_setup(&self) -> String {
+        let mut s = String::new();
+        s.push(self.side_to_move().letter());
+        for c in [Color::White, Color::Black] {
+            s.push(':');
+            s.push(c.letter());
+            let mut toks = tokens(self.men(c), "");
+            toks.extend(tokens(self.kings(c), "K"));
+            s.push_str(&toks.join(","));
+        }
+        if self.reversible_plies() > 0 {
+            s.push_str(&format!(":H{}", self.reversible_plies()));
+        }
+        s
+    }
+
+    /// A move's full text: `c3-c4`, a line move `c1-c4`, or a capture's
+    /// every landing cell (`d4xd6xf6`).
+    pub fn move_text(&self, m: &Move) -> String {
+        let mut t = cell_name(m.from());
+        if !m.is_capture() {
+            t.push('-');
+            t.push_str(&cell_name(m.to()));
+        }
+        for c in m.landings() {
+            t.push('x');
+            t.push_str(&cell_name(c));
+        }
+        t
+    }
+
+    /// The opponent's pieces a capture path passes over: each leg must run
+    /// along a rank or a file; None otherwise.
+    fn captured_along(&self, path: &[usize]) -> Option<Cells> {
+        let enemy = self.color_cells(self.side_to_move().opposite());
+        path.windows(2).try_fold(0, |acc, w| {
+            let (a, b) = (w[0] as i32, w[1] as i32);
+            let step = match (a / 8 == b / 8, a % 8 == b % 8) {
+                (true, false) => (b - a).signum(),
+                (false, true) => 8 * (b - a).signum(),
+                _ => return None,
+            };
+            let between = (1..(b - a) / step).fold(0u64, |s, k| s | 1 << (a + k * step));
+            Some(acc | (between & enemy))
+        })
+    }
+
+    /// Read a move: `c3-c4`, a line move `c1-c4`, a capture's full path
+    /// `d4xd6xf6`, or its start and end `d4xf6` when only one legal capture
+    /// joins them.
+    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        let t = text.trim();
+        let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
+        let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
+        let mut path = Vec::with_capacity(parts.len());
+        for p in &parts {
+            path.push(cell_of_name(p).ok_or_else(|| syntax(&format!("'{p}' is not a cell a1..h8")))?);
+        }
+        let legal = self.legal_moves();
+        let names = || legal.iter().map(|m| self.move_text(m)).collect::<Vec<_>>();
+        let captured = if is_capture && path.len() > 2 {
+            Some(
+                self.captured_along(&path)
+                    .ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?,
+            )
+        } else {
+            None
+        };
+        let candidates: Vec<&Move> = legal
+            .iter()
+            .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
+            .filter(|m| captured.is_none_or(|c| m.captured() == c))
+            .collect();
+        match candidates.as_slice() {
+            [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
+            [m] => Ok(**m),
+            many => Err(ParseMoveError::Ambiguous(
+                t.to_string(),
+                many.iter().map(|m| self.move_text(m)).collect(),
+            )),
+        }
+    }
+}
+
+/// The cells of a set by name, in cell order (for messages and tests).
+pub fn cell_names(set: Cells) -> Vec<String> {
+    cells(set).map(cell_name).collect()
+}
