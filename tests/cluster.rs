@@ -532,6 +532,27 @@ fn an_italian_run_over_a_store() {
     assert!(audit(&store).unwrap().problems().is_empty());
 }
 
+/// A Dameo run over a store: the learner publishes its model, an actor
+/// plays a shard of Dameo games, and the shard is refused as another game's.
+#[test]
+fn a_dameo_run_over_a_store() {
+    use damone::game::{dameo, italian, GameKind};
+    let (store, _) = faulty_store();
+    let _learner = Learner::<dameo::Position>::open(same(&store), &tiny(&["game=dameo"]), &[], None).unwrap();
+    assert_eq!(damone::cluster::store_game(&store).unwrap(), GameKind::Dameo);
+    assert_eq!(one_shard(&store, 1), 1);
+    let key = store.list("shards/").unwrap().remove(0);
+    let bytes = store.get(&key).unwrap().unwrap();
+    let shard = Shard::<dameo::Position>::from_bytes(&bytes).unwrap();
+    assert!(!shard.samples.is_empty());
+    assert!(shard.pdn.contains("[Variant \"dameo\"]"), "{}", shard.pdn);
+    let e = Shard::<italian::Position>::from_bytes(&bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dameo") && e.contains("italian run"), "{e}");
+    assert!(audit(&store).unwrap().problems().is_empty());
+}
+
 /// With no attempt limit, a store waits out an outage however long,
 /// reporting while it waits, and a stop request ends the wait with the
 /// error.

@@ -263,6 +263,24 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A Dameo run from a config built in code: its network numbers all 64
+/// cells whatever the config said, and its checkpoint records that.
+#[test]
+fn a_dameo_run_trains_the_network_of_its_board() {
+    use damone::game::{dameo, GameKind};
+    let dir = std::env::temp_dir().join(format!("damone-dameo-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = tiny(&dir, 2);
+    cfg.game = GameKind::Dameo;
+    assert_eq!(cfg.model.board, damone::net::BoardCells::Dark);
+    let run = Run::<dameo::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
+    let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
+    assert_eq!(ck.config.game, GameKind::Dameo);
+    assert_eq!(ck.config.model.board, damone::net::BoardCells::All);
+    drop(run);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An Italian draughts run: trains with `game = "italian"`, records the
 /// game in its checkpoints (so that a resume from a plain config finds
 /// it), and is refused by name when opened as a Damone run.

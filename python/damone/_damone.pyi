@@ -6,9 +6,10 @@ import numpy as np
 import numpy.typing as npt
 
 GAMES: list[str]
-"""The games: "damone", "italian"."""
+"""The games: "damone", "italian", "dameo"."""
 POLICY_SIZE: int
-"""Number of actions: the network's policy index (4 slots x 32 x 32 squares)."""
+"""Number of actions: the network's policy index (4 slots x 32 x 32 dark
+squares, or Dameo's 64 x 64 cells)."""
 ENCODING_VERSION: int
 """Version of the input planes and the policy index."""
 

@@ -1,8 +1,8 @@
-"""Damone and Italian draughts as OpenSpiel games (needs ``open_spiel``).
+"""Damone, Italian draughts and Dameo as OpenSpiel games (needs ``open_spiel``).
 
-Importing this module registers ``python_damone`` and
-``python_italian_draughts`` with pyspiel, so that OpenSpiel's algorithms
-and test harnesses can load them::
+Importing this module registers ``python_damone``,
+``python_italian_draughts`` and ``python_dameo`` with pyspiel, so that
+OpenSpiel's algorithms and test harnesses can load them::
 
     import pyspiel
     import damone.openspiel
@@ -125,3 +125,4 @@ def _register(kind: str, short: str, long: str, max_plies: int = 400) -> type:
 
 DamoneGame = _register("damone", "python_damone", "Python Damone (damone's Rust rules)")
 ItalianGame = _register("italian", "python_italian_draughts", "Python Italian draughts (damone's Rust rules)")
+DameoGame = _register("dameo", "python_dameo", "Python Dameo (damone's Rust rules)")

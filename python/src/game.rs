@@ -252,7 +252,12 @@ impl PyGame {
     }
     /// The network action (policy index) of each legal move, in the order of `legal_moves()`.
     fn legal_actions(&self) -> Vec<u16> {
-        each_game!(&self.inner, g => legal(g).1)
+        let mut actions = each_game!(&self.inner, g => legal(g).1);
+        // Moves sharing an action (Dameo's captures with the same start and
+        // end) are listed once; the action plays the first.
+        let mut seen = std::collections::HashSet::new();
+        actions.retain(|a| seen.insert(*a));
+        actions
     }
     /// A boolean array of `POLICY_SIZE` flags, true at the legal actions.
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {

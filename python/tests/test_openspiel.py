@@ -12,7 +12,7 @@ except ImportError:
     pyspiel = None
 
 
-@pytest.mark.parametrize("name", ["python_damone", "python_italian_draughts"])
+@pytest.mark.parametrize("name", ["python_damone", "python_italian_draughts", "python_dameo"])
 def test_openspiel_random_simulation(name):
     if pyspiel is None:
         require_or_skip("open_spiel is not installed (pip install damone[openspiel])")

@@ -48,6 +48,29 @@ def test_italian_perft_fixture():
     assert damone.Game("italian").perft(4) == 1469
 
 
+def test_dameo_start_and_perft():
+    # The start's 52 moves and the counts AbstractPlay's engine gives
+    # (docs/rules-dameo.md).
+    g = damone.Game("dameo")
+    assert len(g.legal_moves()) == 52 and "c1-c4" in g.legal_moves()
+    assert [g.perft(d) for d in (1, 2, 3)] == [52, 2704, 135930]
+    g.play("b1-b3")
+    assert g.setup == "B:Wa1,c1-h1,b2-g2,b3-f3:Bc6-f6,b7-g7,a8-h8"
+
+
+def test_dameo_moves_sharing_an_action_are_listed_once():
+    # Black's king on g1 has captures that end on the same cell over
+    # different pieces (examples/collide.rs found it): they share one
+    # action, listed once; the action plays the first of them.
+    g = damone.Game("dameo", setup="B:We1,c2,d2,a3,d3,d4,f5,e6,c7,Kd5:BKg1")
+    actions = g.legal_actions()
+    assert len(actions) == len(set(actions)) < len(g.legal_moves())
+    assert g.action_mask().sum() == len(actions)
+    first = g.action_to_move(actions[0])
+    g.play_action(actions[0])
+    assert g.moves == [first]
+
+
 @pytest.mark.parametrize("game", damone.GAMES)
 def test_legal_moves_equal_the_binary_on_random_playouts(binary, game):
     """Random playouts' positions: the package's legal moves are the

@@ -339,7 +339,10 @@ impl<P: RunGame> Run<P> {
     }
 
     /// A run at iteration 0 in `dir` (which exists).
-    fn fresh(cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run<P>, RunError> {
+    fn fresh(mut cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run<P>, RunError> {
+        // The policy index's cells are the game's (a config read from text
+        // has them already; one built in code may not).
+        cfg.model.board = <P as crate::net::Board>::CELLS;
         let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
             .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e)))?;
