@@ -10,7 +10,8 @@
 
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
-    bench_games, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation, PolicyHeadKind,
+    bench_games, BoardCells, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation,
+    PolicyHeadKind,
 };
 use damone::player::LoadedNet;
 use damone::run::{Event, Run, RunConfig, Start};
@@ -73,8 +74,15 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
+            board: BoardCells::Dark,
         },
         ModelConfig::default(),
+        // Dameo's board of 64 cells (on Damone positions: only the
+        // arithmetic is compared).
+        ModelConfig {
+            board: BoardCells::All,
+            ..ModelConfig::default()
+        },
     ]
     .iter()
     .enumerate()
