@@ -37,7 +37,6 @@
 //! million random-playout positions of Damone had two legal moves sharing
 //! start and end; Dameo's figure is in docs/training.md.
 
-use crate::game::types::squares;
 use crate::game::{dameo, italian, Bitboard, Color, Game, GamePosition, Position, Rank, Square};
 use serde::{Deserialize, Serialize};
 
@@ -321,11 +320,6 @@ fn orient_cells(b: u64, me: Color) -> u64 {
         Color::White => b,
         Color::Black => b.reverse_bits(),
     }
-}
-
-/// Reflect a board of the 32 dark squares in the h1-a8 diagonal.
-pub fn reflect_bb(b: Bitboard) -> Bitboard {
-    squares(b).fold(0, |acc, s| acc | s.reflect().bb())
 }
 
 /// Reflect a board of cells in the h1-a8 diagonal: (file, rank) -> (7 -

@@ -12,7 +12,7 @@
 mod notation;
 mod position;
 
-pub use notation::{cell_name, cell_names, cell_of_name, SetupError};
+pub use notation::{cell_name, cell_of_name, SetupError};
 pub use position::{cells, Cells, Move, Position, MAX_JUMPS};
 
 use super::interface::{GameKind, GamePosition};

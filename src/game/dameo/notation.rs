@@ -6,7 +6,7 @@
 //! advanced one cell) and captures by every landing cell (`d4xd6xf6`, or
 //! `d4xf6` when that is unambiguous).
 
-use super::position::{cells, Cells, Move, Position};
+use super::position::{Cells, Move, Position};
 use crate::game::italian::Piece;
 use crate::game::types::{parse_coords, Color};
 use crate::game::ParseMoveError;
@@ -253,9 +253,4 @@ impl Position {
             )),
         }
     }
-}
-
-/// The cells of a set by name, in cell order (for messages and tests).
-pub fn cell_names(set: Cells) -> Vec<String> {
-    cells(set).map(cell_name).collect()
 }

@@ -468,7 +468,8 @@ impl Position {
     /// line moves and king moves.
     pub fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
         if self.has_capture() {
-            self.legal_moves_into(scratch);
+            scratch.clear();
+            self.gen_captures(scratch);
             return scratch.len() as u64;
         }
         self.quiet_move_count() as u64
