@@ -7,6 +7,7 @@ use super::result::SearchResult;
 use super::select::{Leaf, Selection};
 use super::tree::Tree;
 use crate::game::GamePosition;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Simulations per round of a timed search.
@@ -83,22 +84,63 @@ pub fn evaluate_leaves<P: GamePosition>(
     evals
 }
 
+/// Take leaves from many trees at once, the trees spread over the current
+/// rayon pool: each tree's leaves as [`take_leaves`] takes them, tagged
+/// with the tag beside it, all in the order of `trees`. Each tree's
+/// descents run in order on one thread, so the leaves do not depend on the
+/// number of threads.
+pub fn take_leaves_all<P: GamePosition>(trees: &mut [(usize, &mut Tree<P>)]) -> Vec<(usize, Leaf<P>)> {
+    let per_tree: Vec<Vec<(usize, Leaf<P>)>> = trees
+        .par_iter_mut()
+        .map(|(tag, tree)| {
+            let mut out = Vec::new();
+            take_leaves(tree, *tag, &mut out);
+            out
+        })
+        .collect();
+    per_tree.into_iter().flatten().collect()
+}
+
+/// Back up leaves taken by [`take_leaves_all`] from the same `trees`, with
+/// their evaluations (in the leaves' order), the trees spread over the
+/// current rayon pool; each tree applies its own leaves in order.
+pub fn apply_all<P: GamePosition>(
+    trees: &mut [(usize, &mut Tree<P>)],
+    leaves: Vec<(usize, Leaf<P>)>,
+    evals: Vec<Evaluation>,
+) {
+    let mut per_tree: Vec<Vec<(Leaf<P>, Evaluation)>> = trees.iter().map(|_| Vec::new()).collect();
+    let mut at = 0;
+    for ((tag, leaf), eval) in leaves.into_iter().zip(evals) {
+        while trees[at].0 != tag {
+            at += 1;
+        }
+        per_tree[at].push((leaf, eval));
+    }
+    trees
+        .par_iter_mut()
+        .zip(per_tree)
+        .for_each(|((_, tree), backups)| {
+            for (leaf, eval) in backups {
+                tree.apply(leaf, eval);
+            }
+        });
+}
+
 /// Drive many started trees together: each round gathers up to
 /// `leaves_per_tree` leaves from every tree, evaluates them all in one
-/// `Evaluator` call and backs them up, until every tree is finished.
+/// `Evaluator` call and backs them up, until every tree is finished. The
+/// trees' own work (descents, expansions, their tactical checks) is spread
+/// over the current rayon pool.
 /// Call [`Tree::start`] on each tree first.
 pub fn search_batched<P: GamePosition>(trees: &mut [&mut Tree<P>], evaluator: &mut dyn Evaluator<P>) {
+    let mut tagged: Vec<(usize, &mut Tree<P>)> = trees.iter_mut().map(|t| &mut **t).enumerate().collect();
     loop {
-        let mut leaves: Vec<(usize, Leaf<P>)> = Vec::new();
-        for (i, t) in trees.iter_mut().enumerate() {
-            take_leaves(t, i, &mut leaves);
-        }
+        let leaves = take_leaves_all(&mut tagged);
         if !leaves.is_empty() {
             let evals = evaluate_leaves(evaluator, &leaves);
-            for ((i, l), e) in leaves.into_iter().zip(evals) {
-                trees[i].apply(l, e);
-            }
-        } else if trees.iter().all(|t| !t.wants_more()) {
+            apply_all(&mut tagged, leaves, evals);
+        } else if tagged.iter().all(|(_, t)| !t.wants_more()) {
             break;
         }
     }

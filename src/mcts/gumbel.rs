@@ -99,7 +99,7 @@ impl<P: GamePosition> Tree<P> {
     fn drop_losing_root_moves(&mut self) {
         let pos = *self.game.position();
         let moves: Vec<_> = self.root_edges().iter().map(|e| e.mv).collect();
-        let keep = super::tactics::Tactics::default().keep(&pos, &moves, self.params.tactics_margin);
+        let keep = self.tactics.keep(&pos, &moves, self.params.tactics_margin);
         self.retain_root_edges(&keep);
     }
 

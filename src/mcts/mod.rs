@@ -20,7 +20,9 @@ mod tactics;
 mod tree;
 mod wdl;
 
-pub use driver::{evaluate_leaves, leaf_requests, search, search_batched, take_leaves};
+pub use driver::{
+    apply_all, evaluate_leaves, leaf_requests, search, search_batched, take_leaves, take_leaves_all,
+};
 pub use evaluator::{EvalCache, EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use params::{Budget, SearchAlgorithm, SearchParams};
 pub use result::SearchResult;

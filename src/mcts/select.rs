@@ -223,13 +223,8 @@ impl<P: GamePosition> Tree<P> {
         // The moves the in-tree tactical check keeps (None: it is off here,
         // every move is kept, with no list to allocate per expansion).
         let check = self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root;
-        let keep = check.then(|| {
-            super::tactics::Tactics::default().keep(
-                leaf.game.position(),
-                &leaf.moves,
-                self.params.tactics_margin,
-            )
-        });
+        let margin = self.params.tactics_margin;
+        let keep = check.then(|| self.tactics.keep(leaf.game.position(), &leaf.moves, margin));
         let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
         let prior = |i: usize| eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
         let n = (0..leaf.moves.len()).filter(|&i| kept(i)).count();

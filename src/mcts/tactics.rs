@@ -66,8 +66,10 @@ impl<P: GamePosition> Tactics<P> {
     }
 
     /// The mover's material balance after `mv` at `pos`, the opponent's
-    /// best reply, and the captures that follow.
-    pub(super) fn balance(&mut self, pos: &P, mv: &P::Move) -> i32 {
+    /// best reply, and the captures that follow; once a reply brings it
+    /// below `floor` the replies left are skipped and that lower figure is
+    /// returned (the move is out whatever they give).
+    pub(super) fn balance(&mut self, pos: &P, mv: &P::Move, floor: i32) -> i32 {
         let mut after = *pos;
         after.play_unchecked(mv);
         if after.decided().is_some() {
@@ -84,15 +86,28 @@ impl<P: GamePosition> Tactics<P> {
             let mut p = after;
             p.play_unchecked(r);
             worst = worst.min(Self::settled(&p, rest));
+            if worst < floor {
+                break;
+            }
         }
         worst
     }
 
     /// Which of `moves` at `pos` to keep: those whose balance is within
-    /// `margin` Pedine (100 material units each) of the best move's.
+    /// `margin` Pedine (100 material units each) of the best move's. A move
+    /// already below the best so far by more than the margin is out, so its
+    /// balance is taken only that far ([`Tactics::balance`]'s floor).
     pub(super) fn keep(&mut self, pos: &P, moves: &[P::Move], margin: f32) -> Vec<bool> {
         let margin = (margin * 100.0).round() as i32;
-        let balances: Vec<i32> = moves.iter().map(|m| self.balance(pos, m)).collect();
+        let mut best_so_far = i32::MIN;
+        let balances: Vec<i32> = moves
+            .iter()
+            .map(|m| {
+                let b = self.balance(pos, m, best_so_far.saturating_sub(margin));
+                best_so_far = best_so_far.max(b);
+                b
+            })
+            .collect();
         let best = balances.iter().copied().max().unwrap_or(0);
         balances
             .iter()
@@ -118,7 +133,7 @@ mod tests {
         let mut v: Vec<(String, i32)> = p
             .legal_moves()
             .iter()
-            .map(|m| (m.to_string(), t.balance(&p, m)))
+            .map(|m| (m.to_string(), t.balance(&p, m, i32::MIN)))
             .collect();
         v.sort();
         v
@@ -161,6 +176,57 @@ mod tests {
                 ("e4-d5".to_string(), -NO_MOVES),
                 ("e4-f5".to_string(), 0)
             ]
+        );
+    }
+
+    /// The balances of every move, each taken to the end.
+    fn keep_exact<P: GamePosition>(pos: &P, moves: &[P::Move], margin: i32) -> Vec<bool> {
+        let mut t = Tactics::default();
+        let b: Vec<i32> = moves.iter().map(|m| t.balance(pos, m, i32::MIN)).collect();
+        let best = b.iter().copied().max().unwrap_or(0);
+        b.iter()
+            .map(|&x| x as i64 >= best as i64 - margin as i64)
+            .collect()
+    }
+
+    /// Skipping the replies of moves already out keeps exactly the moves
+    /// that full balances keep, over random playouts of each game.
+    fn cut_keeps_what_full_balances_keep<P: GamePosition>(start: P) -> usize {
+        use rand::Rng as _;
+        let mut rng = rng_stream(11, "tactics-cut", 0);
+        let mut checked = 0;
+        let mut scratch = Tactics::default();
+        for _ in 0..12 {
+            let mut pos = start;
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() || pos.decided().is_some() {
+                    break;
+                }
+                for margin in [0.0f32, 0.5, 1.0, 2.0] {
+                    let cut = scratch.keep(&pos, &moves, margin);
+                    let exact = keep_exact(&pos, &moves, (margin * 100.0).round() as i32);
+                    assert_eq!(cut, exact, "{pos} margin {margin}");
+                }
+                checked += 1;
+                pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn cut_balances_keep_the_same_moves_in_every_game() {
+        assert!(
+            cut_keeps_what_full_balances_keep(<Position as GamePosition>::start(Variant::Standard)) > 500
+        );
+        assert!(
+            cut_keeps_what_full_balances_keep(<crate::game::italian::Position as GamePosition>::start(()))
+                > 500
+        );
+        assert!(
+            cut_keeps_what_full_balances_keep(<crate::game::dameo::Position as GamePosition>::start(()))
+                > 500
         );
     }
 

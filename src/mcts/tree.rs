@@ -126,6 +126,8 @@ pub struct Tree<P: GamePosition = Position> {
     pub(super) in_flight: u32,
     pub(super) gumbel: Option<GumbelRoot>,
     pub(super) noised: bool,
+    /// Scratch move lists of the tactical check, kept between expansions.
+    pub(super) tactics: super::tactics::Tactics<P>,
 }
 
 impl<P: GamePosition> Tree<P> {
@@ -143,6 +145,7 @@ impl<P: GamePosition> Tree<P> {
             in_flight: 0,
             gumbel: None,
             noised: false,
+            tactics: Default::default(),
         }
     }
 

@@ -23,7 +23,7 @@
 use crate::data::{AuxTargets, Sample};
 use crate::game::{Color, DrawRules, EndReason, Game, Outcome, Position};
 use crate::mcts::{
-    evaluate_leaves, leaf_requests, take_leaves, EvalCache, Evaluator, Leaf, SearchParams, Tree, Wdl,
+    apply_all, evaluate_leaves, leaf_requests, take_leaves_all, EvalCache, Evaluator, SearchParams, Tree, Wdl,
 };
 use crate::net::policy_indices;
 use crate::net::Board;
@@ -412,12 +412,13 @@ impl<P: Board> SelfPlay<P> {
     /// Gather leaves from every tree, evaluate them in one call (those not
     /// in the evaluation cache), back them up.
     fn evaluate_round(&mut self, evaluator: &mut dyn Evaluator<P>, stats: &mut SelfPlayStats) {
-        let mut leaves: Vec<(usize, Leaf<P>)> = Vec::new();
-        for (i, s) in self.slots.iter_mut().enumerate() {
-            if let Some(t) = s.tree.as_mut() {
-                take_leaves(t, i, &mut leaves);
-            }
-        }
+        let mut trees: Vec<(usize, &mut Tree<P>)> = self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, s)| s.tree.as_mut().map(|t| (i, t)))
+            .collect();
+        let leaves = take_leaves_all(&mut trees);
         if leaves.is_empty() {
             return;
         }
@@ -443,9 +444,7 @@ impl<P: Board> SelfPlay<P> {
             stats.batches += 1;
             stats.evals += n as u64;
         }
-        for ((i, l), e) in leaves.into_iter().zip(evals) {
-            self.slots[i].tree.as_mut().expect("tree with a leaf").apply(l, e);
-        }
+        apply_all(&mut trees, leaves, evals);
     }
 
     /// Play the move of every tree whose search has ended.
@@ -613,6 +612,34 @@ impl<P: Board> SelfPlay<P> {
 mod tests {
     use super::*;
     use crate::game::Variant;
+
+    /// The trees' work is spread over the pool's threads, each tree on one
+    /// thread in order: the same samples on 1 thread as on 2.
+    #[test]
+    fn samples_do_not_depend_on_the_number_of_threads() {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 6,
+            parallel_games: 8,
+            full_sims: 16,
+            cheap_sims: 4,
+            ..SelfPlayConfig::default()
+        };
+        let search = SearchParams::default();
+        let play = |threads: usize| {
+            let start = <crate::game::dameo::Position as crate::game::GamePosition>::start(());
+            let mut sp = SelfPlay::new(&cfg, start, DrawRules::default(), 3);
+            let pool = crate::util::thread_pool(threads).unwrap();
+            let mut ev = crate::mcts::UniformEvaluator;
+            let (samples, stats) =
+                pool.install(|| sp.run_iteration(&search, &cfg, &mut ev, 4, &mut |_| {}, &mut |_| {}));
+            (samples, stats.games, sp.to_bytes())
+        };
+        let (one, games, bytes) = play(1);
+        assert!(games >= 6 && one.len() > 100, "{games} games, {} samples", one.len());
+        let (two, _, bytes2) = play(2);
+        assert!(one == two, "samples differ between 1 and 2 threads");
+        assert!(bytes == bytes2, "games in flight differ between 1 and 2 threads");
+    }
 
     /// The reply of ply `p` is the move of ply `p + 1`, indexed in the
     /// position it was played in; the last ply has none.
