@@ -9,6 +9,7 @@
 //! | --- | --- |
 //! | [`util`] | seeded RNG streams and the one seed derivation, the binary reader/writer, atomic writes, Elo maths, CPU time, text lines, SVG charts |
 //! | [`game`] | the rules engine: positions, moves, games, notation, FEN, perft |
+//! | [`tablebase`] | Damone's endgame tablebases: the retrograde generator, the table files, probing and the verifier |
 //! | [`mcts`] | PUCT and Gumbel search over any position, the MCTS-solver, forced moves played through inside the tree, the `Evaluator` trait and its cache, `Wdl` |
 //! | [`net`] | input encoding and policy index, the burn model, the fast CPU inference path ([`net::inference`]), `NetEvaluator` |
 //! | [`data`] | training samples, the replay window and its file |
@@ -27,6 +28,8 @@
 pub mod util;
 
 pub mod game;
+
+pub mod tablebase;
 
 pub mod mcts;
 

@@ -24,7 +24,7 @@ class Outcome:
     winner: Optional[str]
     """"white", "black", or None for a draw."""
     reason: str
-    """no_moves, damone_lost, repetition, no_progress, max_plies or resignation."""
+    """no_moves, damone_lost, repetition, no_progress, max_plies, resignation or tablebase."""
     result: str
     """The PDN result: "1-0", "0-1" or "1/2-1/2"."""
 

@@ -20,9 +20,12 @@ pub use tournament::{
 pub use versus::{parse_color, VersusGame};
 
 use crate::game::{Game, GamePosition, Move, Position};
-use crate::mcts::{search, Budget, Evaluator, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl};
+use crate::mcts::{
+    search, Budget, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl,
+};
 use crate::util::Rng;
 use rand::Rng as _;
+use std::sync::Arc;
 
 /// Something that chooses moves. A player is created per game with a seed,
 /// so that games are reproducible and can run in parallel.
@@ -118,6 +121,9 @@ pub struct MctsPlayer<E: Evaluator<P> + Send = RolloutEvaluator, P: GamePosition
     default: SearchParams,
     eval: E,
     rng: Rng,
+    /// Exact values (endgame tablebases): searched with, and a position
+    /// they cover is played from them.
+    exact: Option<Arc<dyn ExactValues<P>>>,
 }
 
 impl<P: GamePosition> MctsPlayer<RolloutEvaluator, P> {
@@ -139,7 +145,16 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
             params,
             eval,
             rng,
+            exact: None,
         }
+    }
+
+    /// The same player with exact values: its searches use them below the
+    /// root, and at a position they cover it plays their best move.
+    pub fn with_exact_values(mut self, exact: Option<Arc<dyn ExactValues<P>>>) -> Self {
+        self.exact = exact;
+        self.tree = None;
+        self
     }
 }
 
@@ -161,6 +176,9 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
                 self.params.clone(),
                 rand::SeedableRng::seed_from_u64(seed),
             ));
+            if let Some(t) = self.tree.as_mut() {
+                t.set_exact_values(self.exact.clone());
+            }
         }
         let tree = self.tree.as_mut().expect("tree");
         *tree.params_mut() = self.params.clone();
@@ -173,6 +191,9 @@ impl<P: GamePosition, E: Evaluator<P> + Send> Player<P> for MctsPlayer<E, P> {
         self.name.clone()
     }
     fn choose(&mut self, game: &Game<P>) -> P::Move {
+        if let Some(m) = self.exact.as_ref().and_then(|e| e.best_move(game)) {
+            return m;
+        }
         self.search(game)
             .map(|r| r.best)
             .unwrap_or_else(|| game.position().legal_moves()[0])

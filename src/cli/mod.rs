@@ -11,6 +11,7 @@ mod play;
 mod plot;
 mod rate;
 mod serve;
+mod tablebase;
 mod train;
 
 use anyhow::{Context, Result};
@@ -66,6 +67,8 @@ pub enum Command {
     /// What a shared store holds: model versions and shards, with a check
     /// that no shard was lost or used twice.
     Store(cluster::StoreStatusArgs),
+    /// Endgame tablebases for Damone: build, probe and verify them.
+    Tablebase(tablebase::TablebaseArgs),
 }
 
 /// Run a parsed command line.
@@ -88,6 +91,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Actor(a) => cluster::run_actor_cmd(a),
         Command::Learner(a) => cluster::run_learner_cmd(a),
         Command::Store(a) => cluster::run_store_status(a),
+        Command::Tablebase(a) => tablebase::run_tablebase(a),
     }
 }
 

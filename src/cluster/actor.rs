@@ -219,6 +219,12 @@ impl<'s, P: RunGame> Actor<'s, P> {
         let variant = P::variant_named(cfg.variant.name()).map_err(DistError::Config)?;
         let mut selfplay = SelfPlay::new(&sp_cfg, P::start(variant), cfg.rules, seed);
         selfplay.keep_finished_games();
+        if !cfg.tablebase.is_empty() {
+            // The run's folder of tables, on this machine.
+            let tables = P::open_exact_values(std::path::Path::new(&cfg.tablebase), cfg.rules)
+                .map_err(|e| DistError::Config(format!("tablebase: {e}")))?;
+            selfplay.set_exact_values(Some(tables));
+        }
         Ok(Actor {
             store,
             cfg,

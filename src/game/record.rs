@@ -54,6 +54,9 @@ pub enum EndReason {
     MaxPlies,
     /// A player resigned (self-play and interactive play).
     Resignation,
+    /// Self-play stopped at a position an endgame table covers and took
+    /// its exact result.
+    Tablebase,
 }
 
 impl EndReason {
@@ -66,6 +69,7 @@ impl EndReason {
             EndReason::NoProgress => "no_progress",
             EndReason::MaxPlies => "max_plies",
             EndReason::Resignation => "resignation",
+            EndReason::Tablebase => "tablebase",
         }
     }
 }

@@ -7,11 +7,14 @@
 //!   again from a table instead of asking the network.
 //! - [`Tree`]: one search tree (`tree` storage and reuse, `select`
 //!   descent and backup, `gumbel` root, `result` targets).
+//! - [`ExactValues`]: values known without search (Damone's endgame
+//!   tablebases), which a tree treats as finished games.
 //! - [`search`] runs one tree over its [`Budget`]; [`search_batched`] runs
 //!   many trees at once, one `Evaluator` call per round.
 
 mod driver;
 mod evaluator;
+mod exact;
 mod gumbel;
 mod params;
 mod result;
@@ -24,6 +27,7 @@ pub use driver::{
     apply_all, evaluate_leaves, leaf_requests, search, search_batched, take_leaves, take_leaves_all,
 };
 pub use evaluator::{EvalCache, EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use exact::{ExactValues, OpenExactValues};
 pub use params::{Budget, SearchAlgorithm, SearchParams};
 pub use result::SearchResult;
 pub use select::{Leaf, Selection};

@@ -146,8 +146,11 @@ impl<P: GamePosition> Tree<P> {
                 State::Fresh => {
                     let mut moves = Vec::with_capacity(32);
                     game.position().legal_moves_into(&mut moves);
-                    if let Some(o) = game.outcome_with(&moves) {
-                        let wdl = Wdl::of_outcome(&o, game.position().side_to_move());
+                    let known = game
+                        .outcome_with(&moves)
+                        .map(|o| Wdl::of_outcome(&o, game.position().side_to_move()))
+                        .or_else(|| self.exact_below_root(node, &game));
+                    if let Some(wdl) = known {
                         let mat = final_material(game.position());
                         let nd = &mut self.nodes[node as usize];
                         nd.state = State::Terminal(wdl);
@@ -197,6 +200,15 @@ impl<P: GamePosition> Tree<P> {
                 }
             }
         }
+    }
+
+    /// The exact value of `game`, at `node` below the root, from the
+    /// tree's exact values ([`Tree::set_exact_values`]).
+    fn exact_below_root(&self, node: u32, game: &Game<P>) -> Option<Wdl> {
+        if node == self.root {
+            return None;
+        }
+        self.exact_values.as_ref().and_then(|e| e.exact(game))
     }
 
     /// Expand a node whose only legal move is `mv` without evaluating it

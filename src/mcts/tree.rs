@@ -7,11 +7,13 @@
 //! move, the policy target and root statistics) and [`super::driver`]
 //! (running many trees against one evaluator).
 
+use super::exact::ExactValues;
 use super::gumbel::GumbelRoot;
 use super::params::SearchParams;
 use super::wdl::{utility, Wdl};
 use crate::game::{Game, GamePosition, Position};
 use crate::util::Rng;
+use std::sync::Arc;
 
 pub(super) const NO_NODE: u32 = u32::MAX;
 
@@ -128,6 +130,8 @@ pub struct Tree<P: GamePosition = Position> {
     pub(super) noised: bool,
     /// Scratch move lists of the tactical check, kept between expansions.
     pub(super) tactics: super::tactics::Tactics<P>,
+    /// Exact values of positions below the root (endgame tablebases).
+    pub(super) exact_values: Option<Arc<dyn ExactValues<P>>>,
 }
 
 impl<P: GamePosition> Tree<P> {
@@ -146,7 +150,14 @@ impl<P: GamePosition> Tree<P> {
             gumbel: None,
             noised: false,
             tactics: Default::default(),
+            exact_values: None,
         }
+    }
+
+    /// Give the tree exact values (endgame tablebases): a position they
+    /// cover below the root is a finished game with that value.
+    pub fn set_exact_values(&mut self, exact: Option<Arc<dyn ExactValues<P>>>) {
+        self.exact_values = exact;
     }
 
     /// The search parameters.

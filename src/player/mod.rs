@@ -30,6 +30,7 @@
 //! (burnpack), and a `u64` FNV-1a checksum of everything before it. Version
 //! 1 files (no encoding version) are refused by name.
 
+pub mod grade;
 pub mod rate;
 pub mod run_tournament;
 
@@ -307,8 +308,9 @@ impl LoadedNet {
 }
 
 /// A factory for any player spec: `random`, `alphabeta:...`, `mcts:...`,
-/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C]`
-/// where PATH is a checkpoint folder or a player file. A bare existing
+/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR]`
+/// where PATH is a checkpoint folder or a player file and DIR a folder of
+/// Damone endgame tables (built for the default no-progress limit). A bare existing
 /// path that is not a spec is read as `net:PATH`.
 pub fn factory<P: RunGame>(text: &str) -> Result<PlayerFactory<P>, LoadError> {
     open(text).map(|(f, _)| f)
@@ -399,7 +401,16 @@ pub fn open_on<P: RunGame>(
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
     }
-    spec.check_options(&PlayerSpec::SEARCH_OPTIONS)?;
+    let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
+    allowed.push("tb");
+    spec.check_options(&allowed)?;
+    let exact = match spec.options.get("tb") {
+        None => None,
+        Some(dir) => Some(
+            P::open_exact_values(Path::new(dir), DrawRules::default())
+                .map_err(|e| SpecError::BadValue("tb".into(), dir.clone(), spec.text.clone(), e))?,
+        ),
+    };
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
     if loaded.header.game != P::KIND {
@@ -414,8 +425,13 @@ pub fn open_on<P: RunGame>(
     let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
     let name = spec.text.clone();
-    let f: PlayerFactory<P> =
-        Arc::new(move |seed| Box::new(loaded.player_with::<P>(&name, params.clone(), seed)));
+    let f: PlayerFactory<P> = Arc::new(move |seed| {
+        Box::new(
+            loaded
+                .player_with::<P>(&name, params.clone(), seed)
+                .with_exact_values(exact.clone()),
+        )
+    });
     Ok((f, Some(header)))
 }
 

@@ -107,6 +107,9 @@ pub struct RunConfig {
     pub checkpoint_dir: String,
     /// Checkpoints kept besides the best one.
     pub keep_last: usize,
+    /// Folder of Damone endgame tables (`damone tablebase build`) that
+    /// self-play searches with and ends its games at; "" for none.
+    pub tablebase: String,
     pub rules: DrawRules,
     pub model: ModelConfig,
     pub search: SearchParams,
@@ -131,6 +134,7 @@ impl Default for RunConfig {
             variant: Variant::Standard,
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
+            tablebase: String::new(),
             rules: DrawRules::default(),
             model: ModelConfig::default(),
             search: SearchParams::default(),
@@ -244,6 +248,13 @@ impl RunConfig {
             return Err(format!(
                 "variant = \"{}\" is a Damone variant; {} has only \"standard\"",
                 self.variant, self.game
+            ));
+        }
+        if !self.tablebase.is_empty() && (self.game != GameKind::Damone || self.variant != Variant::Standard)
+        {
+            return Err(format!(
+                "tablebase: endgame tables exist for standard Damone only, and this run plays {} ({})",
+                self.game, self.variant
             ));
         }
         self.rules.validate()?;

@@ -47,6 +47,7 @@ use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{ReplayError, ReplayWindow};
 use crate::game::{GameKind, Position};
+use crate::mcts::OpenExactValues;
 use crate::net::Board;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
@@ -234,10 +235,11 @@ pub enum RunError {
     },
 }
 
-/// A game a run can train: the network's encoding ([`Board`]) and the
-/// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games.
-pub trait RunGame: Board + Baseline {}
-impl<P: Board + Baseline> RunGame for P {}
+/// A game a run can train: the network's encoding ([`Board`]), the
+/// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games,
+/// and its endgame tables if it has any ([`OpenExactValues`]).
+pub trait RunGame: Board + Baseline + OpenExactValues {}
+impl<P: Board + Baseline + OpenExactValues> RunGame for P {}
 
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
@@ -330,6 +332,11 @@ impl<P: RunGame> Run<P> {
             }
         };
         let mut run = Run::fresh(cfg, dir, compute)?;
+        if !run.cfg.tablebase.is_empty() {
+            let tables = P::open_exact_values(Path::new(&run.cfg.tablebase), run.cfg.rules)
+                .map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
+            run.selfplay.set_exact_values(Some(tables));
+        }
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }

@@ -217,10 +217,18 @@ impl<P: GamePosition> VecEnv<P> {
     /// End game `i` by resignation of the side to move.
     pub fn resign(&mut self, i: usize) -> (Outcome, Game<P>) {
         let side = self.games[i].position().side_to_move();
-        let o = Outcome {
-            winner: Some(side.opposite()),
-            reason: EndReason::Resignation,
-        };
+        self.end_game(
+            i,
+            Outcome {
+                winner: Some(side.opposite()),
+                reason: EndReason::Resignation,
+            },
+        )
+    }
+
+    /// End game `i` now with outcome `o` (a resignation, an adjudication);
+    /// a fresh game takes its place. Returns `o` and the finished game.
+    pub fn end_game(&mut self, i: usize, o: Outcome) -> (Outcome, Game<P>) {
         let old = std::mem::replace(&mut self.games[i], Game::new(self.start, self.rules));
         let g = self.fresh(i);
         self.moves[i] = g.position().legal_moves();

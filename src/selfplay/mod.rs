@@ -23,11 +23,13 @@
 use crate::data::{AuxTargets, Sample};
 use crate::game::{Color, DrawRules, EndReason, Game, Outcome, Position};
 use crate::mcts::{
-    apply_all, evaluate_leaves, leaf_requests, take_leaves_all, EvalCache, Evaluator, SearchParams, Tree, Wdl,
+    apply_all, evaluate_leaves, leaf_requests, take_leaves_all, EvalCache, Evaluator, ExactValues,
+    SearchParams, Tree, Wdl,
 };
 use crate::net::policy_indices;
 use crate::net::Board;
 use crate::util::stop::Stop;
+use std::sync::Arc;
 
 mod batch;
 mod env;
@@ -241,6 +243,9 @@ pub struct SelfPlay<P: Board = Position> {
     cache: Option<EvalCache<P>>,
     /// A raised stop ends [`SelfPlay::run_iteration`] early.
     stop: Stop,
+    /// Exact values (endgame tablebases): used by every tree, and a game
+    /// that reaches a position they cover ends there with its value.
+    exact: Option<Arc<dyn ExactValues<P>>>,
 }
 
 /// For each ply `p` of `game`, the opponent's reply to the move played
@@ -298,6 +303,18 @@ impl<P: Board> SelfPlay<P> {
             finished: None,
             cache: None,
             stop: Stop::new(),
+            exact: None,
+        }
+    }
+
+    /// Use exact values (endgame tablebases) in every search, and end a
+    /// game at the first position they cover with its exact result (its
+    /// samples' outcome target).
+    pub fn set_exact_values(&mut self, exact: Option<Arc<dyn ExactValues<P>>>) {
+        self.exact = exact;
+        for s in &mut self.slots {
+            s.tree = None;
+            s.searching = false;
         }
     }
 
@@ -393,6 +410,7 @@ impl<P: Board> SelfPlay<P> {
 
     /// Start a search in every tree that has none under way.
     fn start_searches(&mut self, search: &SearchParams, cfg: &SelfPlayConfig) {
+        let exact = &self.exact;
         for (i, s) in self.slots.iter_mut().enumerate() {
             if s.searching {
                 continue;
@@ -400,7 +418,9 @@ impl<P: Board> SelfPlay<P> {
             let g = &self.env.games()[i];
             let tree = s.tree.get_or_insert_with(|| {
                 let seed = s.rng.random();
-                Tree::new(g, search.clone(), rng_stream(seed, "tree", 0))
+                let mut t = Tree::new(g, search.clone(), rng_stream(seed, "tree", 0));
+                t.set_exact_values(exact.clone());
+                t
             });
             s.full = s.rng.random::<f32>() < cfg.full_search_prob;
             tree.params_mut().dirichlet_epsilon = if s.full { search.dirichlet_epsilon } else { 0.0 };
@@ -537,7 +557,7 @@ impl<P: Board> SelfPlay<P> {
                         t.advance(&mv);
                     }
                 }
-                e
+                e.or_else(|| self.adjudicate(i))
             }
         };
         if let Some((o, game)) = ended {
@@ -552,6 +572,23 @@ impl<P: Board> SelfPlay<P> {
         }
     }
 
+    /// End game `i` with its exact result if the exact values cover its
+    /// position (a fresh game takes its place).
+    fn adjudicate(&mut self, i: usize) -> Option<(Outcome, Game<P>)> {
+        let game = &self.env.games()[i];
+        let wdl = self.exact.as_ref()?.exact(game)?;
+        let side = game.position().side_to_move();
+        let winner = if wdl.win > 0.5 {
+            Some(side)
+        } else if wdl.loss > 0.5 {
+            Some(side.opposite())
+        } else {
+            None
+        };
+        let reason = EndReason::Tablebase;
+        Some(self.env.end_game(i, Outcome { winner, reason }))
+    }
+
     /// Settle game `i`, which ended in `game` with `o`: its samples get
     /// their outcome and, if it was played out, their auxiliary targets.
     fn finish_game(
@@ -564,7 +601,7 @@ impl<P: Board> SelfPlay<P> {
     ) {
         let (stats, out) = (&mut sink.stats, &mut sink.out);
         let s = &mut self.slots[i];
-        let played_out = o.reason != EndReason::Resignation;
+        let played_out = !matches!(o.reason, EndReason::Resignation | EndReason::Tablebase);
         let replies = if s.pending.is_empty() {
             Vec::new()
         } else {
@@ -635,7 +672,11 @@ mod tests {
             (samples, stats.games, sp.to_bytes())
         };
         let (one, games, bytes) = play(1);
-        assert!(games >= 6 && one.len() > 100, "{games} games, {} samples", one.len());
+        assert!(
+            games >= 6 && one.len() > 100,
+            "{games} games, {} samples",
+            one.len()
+        );
         let (two, _, bytes2) = play(2);
         assert!(one == two, "samples differ between 1 and 2 threads");
         assert!(bytes == bytes2, "games in flight differ between 1 and 2 threads");

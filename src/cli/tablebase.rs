@@ -1,0 +1,267 @@
+//! `damone tablebase build | probe | verify`.
+
+use super::progress_bar;
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use damone::game::{GameKind, Position, Variant};
+use damone::player::grade::{grade, replay_positions, uniform_positions, GradeRow};
+use damone::player::LoadedNet;
+use damone::tablebase::{build, verify, BuildOptions, TableReport, Tablebase};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct TablebaseArgs {
+    #[command(subcommand)]
+    command: TablebaseCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum TablebaseCommand {
+    /// Build every table of 2 up to N pieces (tables already in the folder
+    /// are kept).
+    Build(BuildArgs),
+    /// The exact value of a position, and of each of its moves.
+    Probe(ProbeArgs),
+    /// Check every entry against a one-ply search over its successors.
+    Verify(VerifyArgs),
+    /// Grade a network against the tables: how often its WDL argmax, and
+    /// its search's, name the exact result, per balance.
+    Grade(GradeArgs),
+}
+
+/// The folder of the tables, and how they are opened.
+#[derive(Args, Debug)]
+struct DirOpt {
+    /// Folder holding the tables (`<balance>.dtb` files).
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct BuildArgs {
+    /// Most pieces on the board, 2 to 5 (up to 4: 48 MB; 5 adds 1.9 GB).
+    #[arg(long, default_value_t = 4)]
+    pieces: u32,
+    #[command(flatten)]
+    dir: DirOpt,
+    /// The no-progress limit the tables are for (plies without a capture
+    /// or a promotion before a draw; the games' `rules.no_progress_plies`).
+    #[arg(long, default_value_t = 80)]
+    no_progress_plies: u16,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct ProbeArgs {
+    /// The position, as a setup string (standard Damone).
+    #[arg(long)]
+    fen: String,
+    /// Plies already played without a capture or a promotion.
+    #[arg(long, default_value_t = 0)]
+    counter: u16,
+    #[command(flatten)]
+    dir: DirOpt,
+    /// Memory-map the tables instead of reading them into memory.
+    #[arg(long)]
+    mmap: bool,
+}
+
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    #[command(flatten)]
+    dir: DirOpt,
+    /// Memory-map the tables instead of reading them into memory.
+    #[arg(long)]
+    mmap: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct GradeArgs {
+    /// The network: a player file, a checkpoint folder or a run folder
+    /// (its best checkpoint).
+    #[arg(long)]
+    player: PathBuf,
+    #[command(flatten)]
+    dir: DirOpt,
+    /// Positions drawn from each balance's table.
+    #[arg(long, default_value_t = 200)]
+    per_balance: usize,
+    /// Also grade positions a run's self-play reached: a run or checkpoint
+    /// folder (the newest checkpoint's replay window).
+    #[arg(long)]
+    selfplay: Option<PathBuf>,
+    /// Most self-play positions graded.
+    #[arg(long, default_value_t = 5000)]
+    selfplay_positions: usize,
+    /// Simulations of the graded search (the rating protocol's 64).
+    #[arg(long, default_value_t = 64)]
+    sims: u32,
+    /// Seed of the drawn positions and of the searches.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run_tablebase(a: TablebaseArgs) -> Result<()> {
+    match a.command {
+        TablebaseCommand::Build(b) => run_build(b),
+        TablebaseCommand::Probe(p) => run_probe(p),
+        TablebaseCommand::Verify(v) => run_verify(v),
+        TablebaseCommand::Grade(g) => run_grade(g),
+    }
+}
+
+fn run_grade(a: GradeArgs) -> Result<()> {
+    let tb = Tablebase::open(&a.dir.dir, false)?;
+    let net = LoadedNet::load(&a.player)?;
+    if net.header.game != GameKind::Damone {
+        bail!(
+            "{} plays {}; the tables are Damone's",
+            a.player.display(),
+            net.header.game
+        );
+    }
+    let uniform = uniform_positions(&tb, a.per_balance, a.seed);
+    print_grade(
+        "drawn uniformly from each table",
+        &grade(&net, &tb, &uniform, a.sims, a.seed),
+        a.sims,
+    );
+    if let Some(run) = &a.selfplay {
+        let reached = replay_positions(run, &tb, a.selfplay_positions).map_err(anyhow::Error::msg)?;
+        if reached.is_empty() {
+            println!(
+                "\nno position of {}'s replay window is in the tables",
+                run.display()
+            );
+        } else {
+            let rows = grade(&net, &tb, &reached, a.sims, a.seed);
+            print_grade("reached in self-play", &rows, a.sims);
+        }
+    }
+    Ok(())
+}
+
+/// The grading's table: per balance, positions and the two agreements.
+fn print_grade(what: &str, rows: &[GradeRow], sims: u32) {
+    println!("positions {what}:");
+    println!(
+        "{:<10} {:>9} {:>10} {:>14}",
+        "balance",
+        "positions",
+        "net WDL",
+        format!("search {sims}")
+    );
+    for r in rows {
+        println!(
+            "{:<10} {:>9} {:>9.1}% {:>13.1}%",
+            r.balance,
+            r.positions,
+            100.0 * r.net_share(),
+            100.0 * r.search_share()
+        );
+    }
+}
+
+fn run_build(a: BuildArgs) -> Result<()> {
+    let opts = BuildOptions {
+        max_pieces: a.pieces,
+        limit: a.no_progress_plies,
+        dir: a.dir.dir.clone(),
+    };
+    let t = Instant::now();
+    let pb = progress_bar(0, "tables", a.quiet);
+    let mut reports: Vec<TableReport> = Vec::new();
+    build(&opts, &mut |r, done, total| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+        pb.suspend(|| println!("{}", table_line(r)));
+        reports.push(r.clone());
+    })?;
+    pb.finish_and_clear();
+    let bytes: u64 = reports.iter().map(|r| r.entries + 32).sum();
+    let positions: u64 = reports.iter().map(|r| r.positions).sum();
+    println!(
+        "{} tables of up to {} pieces in {}: {positions} positions, {:.1} MB, {:.1} s",
+        reports.len(),
+        a.pieces,
+        a.dir.dir.display(),
+        bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// One table's line of the build's output.
+fn table_line(r: &TableReport) -> String {
+    let share = |n: u64| 100.0 * n as f64 / r.positions.max(1) as f64;
+    format!(
+        "{:<8} {:>10} positions  win {:5.1}%  draw {:5.1}%  loss {:5.1}%  longest {:>3} plies  {}",
+        r.material.name(),
+        r.positions,
+        share(r.wins),
+        share(r.draws),
+        share(r.losses),
+        r.longest,
+        if r.kept {
+            "kept".to_string()
+        } else {
+            format!("{:.2} s", r.seconds)
+        }
+    )
+}
+
+fn run_probe(a: ProbeArgs) -> Result<()> {
+    let mut pos = Position::from_fen(&a.fen, Variant::Standard)?;
+    let tb = Tablebase::open(&a.dir.dir, a.mmap)?;
+    if a.counter > tb.limit() {
+        bail!(
+            "--counter {} is past the tables' no-progress limit of {} plies (the game is drawn)",
+            a.counter,
+            tb.limit()
+        );
+    }
+    pos.set_no_progress(a.counter);
+    let Some(value) = tb.probe(&pos) else {
+        bail!(
+            "no table covers {} (the folder holds every balance of up to {} pieces)",
+            pos.to_fen(),
+            tb.max_pieces()
+        );
+    };
+    println!("{value}");
+    for (m, v) in tb.move_values(&pos).unwrap_or_default() {
+        println!("{m} {v}");
+    }
+    Ok(())
+}
+
+fn run_verify(a: VerifyArgs) -> Result<()> {
+    let tb = Tablebase::open(&a.dir.dir, a.mmap)?;
+    let t = Instant::now();
+    let pb = progress_bar(0, "tables", a.quiet);
+    let report = verify(&tb, &mut |_, done, total| {
+        pb.set_length(total as u64);
+        pb.set_position(done as u64);
+    })?;
+    pb.finish_and_clear();
+    for (fen, entry, searched) in &report.examples {
+        println!("mismatch {fen}: table says {entry}, one-ply search {searched}");
+    }
+    println!(
+        "{} tables, {} positions checked in {:.1} s: {} mismatches",
+        report.tables,
+        report.positions,
+        t.elapsed().as_secs_f64(),
+        report.mismatches
+    );
+    if report.mismatches > 0 {
+        bail!("{} entries disagree with a one-ply search", report.mismatches);
+    }
+    Ok(())
+}

@@ -1,0 +1,337 @@
+//! Tests of the tablebases: every table of up to 3 pieces built, verified,
+//! checked against hand-analysed endings, the rules' symmetry, and played
+//! out move by move.
+
+use super::*;
+use crate::util::rng_stream;
+use rand::Rng as _;
+use std::sync::OnceLock;
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("damone-tb-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Every table of up to 3 pieces, built once for the tests (limit 80).
+fn three() -> &'static (Tablebase, PathBuf) {
+    static TB: OnceLock<(Tablebase, PathBuf)> = OnceLock::new();
+    TB.get_or_init(|| {
+        let dir = tmpdir("three");
+        let opts = BuildOptions {
+            max_pieces: 3,
+            limit: 80,
+            dir: dir.clone(),
+        };
+        let tb = build(&opts, &mut |_, _, _| {}).unwrap();
+        (tb, dir)
+    })
+}
+
+fn pos(fen: &str) -> Position {
+    Position::from_fen(fen, Variant::Standard).unwrap()
+}
+
+#[test]
+fn every_table_of_three_pieces_passes_the_verifier() {
+    let (tb, dir) = three();
+    assert_eq!(tb.max_pieces(), 3);
+    // 9 balances of 2 pieces, 36 of 3.
+    assert_eq!(tb.materials().len(), 45);
+    let report = verify(tb, &mut |_, _, _| {}).unwrap();
+    assert_eq!(report.tables, 45);
+    assert_eq!(report.mismatches, 0, "{:?}", report.examples);
+    assert!(report.positions > 500_000, "{}", report.positions);
+    // The same from the files, memory-mapped.
+    let opened = Tablebase::open(dir, true).unwrap();
+    assert_eq!(opened.limit(), 80);
+    assert_eq!(opened.materials(), tb.materials());
+    let p = pos("W:WIf3:Bg4,Dd5");
+    assert_eq!(opened.probe(&p), tb.probe(&p));
+}
+
+#[test]
+fn a_wrong_entry_is_found_by_the_verifier() {
+    let (tb, dir) = three();
+    let mut copy = Tablebase::open(dir, false).unwrap();
+    let m = Material::parse("IvDP").unwrap();
+    let i = m.index(&pos("W:WIa2:BDd5,b7"));
+    let Some(Table {
+        entries: file::Entries::Memory(bytes),
+    }) = copy.tables.get_mut(&m)
+    else {
+        panic!("IvDP read into memory");
+    };
+    let at = bytes.len() - 4 - m.table_len() as usize + i as usize;
+    let was = Value::from_byte(bytes[at]).unwrap();
+    let wrong = if was == Value::Draw {
+        Value::Win(3)
+    } else {
+        Value::Draw
+    };
+    bytes[at] = wrong.to_byte();
+    let report = verify(&copy, &mut |_, _, _| {}).unwrap();
+    assert!(report.mismatches >= 1, "{report:?}");
+    assert_eq!(tb.probe(&pos("W:WIa2:BDd5,b7")), Some(was));
+}
+
+#[test]
+fn hand_analysed_endings() {
+    let (tb, _) = three();
+    // White's only Pedina is blocked: its one step is taken and its jump
+    // lands on an occupied square (the rules' example).
+    assert_eq!(tb.probe(&pos("W:Wh1:Bg2,f3")), Some(Value::Loss(0)));
+    // The Damone takes the last Black piece.
+    assert_eq!(tb.probe(&pos("W:WIf3:Bg4")), Some(Value::Win(1)));
+    // A Black Pedina on h1 has no move at all (its forward and sideways
+    // squares are off the board): whatever White plays, Black is lost.
+    assert_eq!(tb.probe(&pos("W:WIa8:Bh1")), Some(Value::Win(1)));
+    assert_eq!(tb.probe(&pos("B:WIa8:Bh1")), Some(Value::Loss(0)));
+    // The same with the counter at the limit: no move is left to play,
+    // so the game is drawn before White moves; Black without a move loses
+    // even then.
+    let mut p = pos("W:WIa8:Bh1");
+    p.set_no_progress(80);
+    assert_eq!(tb.probe(&p), Some(Value::Draw));
+    let mut p = pos("B:WIa8:Bh1");
+    p.set_no_progress(80);
+    assert_eq!(tb.probe(&p), Some(Value::Loss(0)));
+    // A Pedina cannot take a Dama (the rank rule): no capture here.
+    let v = tb.move_values(&pos("W:Wd3:BDc4")).unwrap();
+    let moves: Vec<String> = v.iter().map(|(m, _)| m.to_string()).collect();
+    assert_eq!(moves.len(), 2, "{moves:?}");
+    // Another variant, or more pieces than the tables hold: no value.
+    let hunt = Position::from_fen("W:WIf3:Bg4", Variant::DamoneHunt).unwrap();
+    assert_eq!(tb.probe(&hunt), None);
+    assert_eq!(tb.probe(&pos("W:WIf3,Dg2:Bg4,Dd5")), None);
+}
+
+#[test]
+fn values_keep_the_rules_symmetry() {
+    let (tb, _) = three();
+    let mut checked = 0;
+    for m in tb.materials() {
+        for i in (0..m.table_len()).step_by(7) {
+            if let Some(p) = m.position(i) {
+                assert_eq!(tb.entry(&p), tb.entry(&p.reflect()), "{}", p.to_fen());
+                assert_eq!(tb.entry(&p), tb.entry(&p.rotate_swap()), "{}", p.to_fen());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50_000, "{checked}");
+}
+
+/// From won positions, the winner's best moves against the loser's best
+/// defence bring the distance down one ply at a time to a conversion,
+/// after which the winner still wins.
+#[test]
+fn won_positions_play_out_to_their_conversion() {
+    let (tb, _) = three();
+    let mut rng = rng_stream(5, "tb-playout", 0);
+    let m = Material::parse("IvDP").unwrap();
+    let mut played = 0;
+    while played < 40 {
+        let Some(start) = m.position(rng.random_range(0..m.table_len())) else {
+            continue;
+        };
+        let Some(Value::Win(d)) = tb.probe(&start) else {
+            continue;
+        };
+        let winner = start.side_to_move();
+        let mut p = start;
+        let mut left = d;
+        loop {
+            let moves = tb.move_values(&p).unwrap();
+            let (best, v) = moves[0];
+            assert_eq!(v.plies(), left, "{}", p.to_fen());
+            let child = p.after(&best);
+            if converts(&p, &child) {
+                assert_eq!(left, 1);
+                let after = tb.probe(&child).unwrap();
+                assert!(matches!(after, Value::Loss(_)) == (child.side_to_move() != winner));
+                break;
+            }
+            p = child;
+            left -= 1;
+            if left == 0 {
+                assert!(p.legal_moves().is_empty(), "{}", p.to_fen());
+                break;
+            }
+        }
+        played += 1;
+    }
+}
+
+#[test]
+fn a_second_build_keeps_the_tables_and_a_damaged_file_is_refused() {
+    let dir = tmpdir("keep");
+    let opts = BuildOptions {
+        max_pieces: 2,
+        limit: 80,
+        dir: dir.clone(),
+    };
+    let mut kept = Vec::new();
+    build(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
+    assert_eq!(kept, vec![false; 9]);
+    kept.clear();
+    build(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
+    assert_eq!(kept, vec![true; 9]);
+    // A flipped byte: the checksum finds it.
+    let path = table_path(&dir, &Material::parse("IvP").unwrap());
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = Tablebase::open(&dir, false).err().unwrap().to_string();
+    assert!(e.contains("checksum mismatch"), "{e}");
+    assert!(!e.contains('\n'));
+    // Bad options.
+    let bad = |pieces, limit| {
+        let o = BuildOptions {
+            max_pieces: pieces,
+            limit,
+            dir: dir.clone(),
+        };
+        build(&o, &mut |_, _, _| {}).err().unwrap().to_string()
+    };
+    assert!(bad(6, 80).contains("2 to 5 pieces"));
+    assert!(bad(3, 0).contains("not possible"));
+    assert!(bad(3, 200).contains("not possible"));
+    let empty = tmpdir("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = Tablebase::open(&empty, false).err().unwrap().to_string();
+    assert!(e.contains("tablebase build"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// A search given the tables treats a position they cover as a finished
+/// game: the root's only move (a compulsory capture into a 3-piece
+/// ending) is proven with the table's value at once, and no simulation
+/// goes below it.
+#[test]
+fn a_search_with_the_tables_proves_a_capture_into_them() {
+    use crate::game::{DrawRules, Game};
+    use crate::mcts::{search, ExactValues, SearchParams, Tree, UniformEvaluator, Wdl};
+    use std::sync::Arc;
+    let (tb, dir) = three();
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let start = pos("W:WIf3,Dd1:Bg4,b7");
+    let moves = start.legal_moves();
+    assert_eq!(moves.len(), 1, "f3xh5 is compulsory");
+    let expected = match tb.probe(&start.after(&moves[0])).unwrap() {
+        Value::Win(_) => Wdl::LOSS,
+        Value::Draw => Wdl::DRAW,
+        Value::Loss(_) => Wdl::WIN,
+    };
+    let game = Game::new(start, DrawRules::default());
+    let params = SearchParams {
+        simulations: 64,
+        solver: true,
+        ..SearchParams::default()
+    };
+    let mut with = Tree::new(&game, params.clone(), rng_stream(1, "t", 0));
+    with.set_exact_values(Some(tables));
+    search(&mut with, &mut UniformEvaluator).unwrap();
+    assert_eq!(with.proven_value(), Some(expected));
+    assert_eq!(with.node_count(), 2);
+    let mut without = Tree::new(&game, params, rng_stream(1, "t", 0));
+    search(&mut without, &mut UniformEvaluator).unwrap();
+    assert!(without.node_count() > 2);
+}
+
+/// Self-play given the tables ends a game at the first position they
+/// cover, with the table's result as every sample's outcome.
+#[test]
+fn self_play_ends_games_the_tables_cover_with_their_result() {
+    use crate::game::{Color, DrawRules, EndReason};
+    use crate::mcts::{ExactValues, SearchParams, UniformEvaluator, Wdl};
+    use crate::selfplay::{SelfPlay, SelfPlayConfig};
+    use std::sync::Arc;
+    let (tb, dir) = three();
+    let start = pos("W:WIf3,Dd1:Bg4,b7");
+    let after = start.after(&start.legal_moves()[0]);
+    let (winner, z) = match tb.probe(&after).unwrap() {
+        Value::Win(_) => (Some(Color::Black), Wdl::LOSS),
+        Value::Draw => (None, Wdl::DRAW),
+        Value::Loss(_) => (Some(Color::White), Wdl::WIN),
+    };
+    let cfg = SelfPlayConfig {
+        games_per_iteration: 4,
+        parallel_games: 4,
+        full_sims: 8,
+        cheap_sims: 4,
+        opening_plies: 0,
+        skip_forced: false,
+        ..SelfPlayConfig::default()
+    };
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let mut sp = SelfPlay::new(&cfg, start, DrawRules::default(), 1);
+    sp.set_exact_values(Some(tables));
+    sp.keep_finished_games();
+    let search = SearchParams::default();
+    let (samples, stats) =
+        sp.run_iteration(&search, &cfg, &mut UniformEvaluator, 2, &mut |_| {}, &mut |_| {});
+    assert!(stats.games >= 4);
+    let games = sp.take_finished_games();
+    assert!(games.len() >= 4);
+    for (g, o) in &games {
+        assert_eq!(g.moves().len(), 1);
+        assert_eq!((o.reason, o.winner), (EndReason::Tablebase, winner));
+    }
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s.z, z);
+        assert!(s.aux.is_none(), "an adjudicated game is not played out");
+    }
+}
+
+/// A player given the tables wins every won position it starts from,
+/// against alpha-beta at depth 6: at a covered position it plays the
+/// tables' move, the nearest conversion.
+#[test]
+fn a_player_with_the_tables_converts_won_positions() {
+    use crate::arena::{AlphaBeta, Limits, MctsPlayer, Player};
+    use crate::game::{DrawRules, Game};
+    use crate::mcts::{ExactValues, SearchParams};
+    use std::sync::Arc;
+    let (tb, dir) = three();
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let m = Material::parse("IvDP").unwrap();
+    let mut rng = rng_stream(9, "tb-games", 0);
+    let mut won = 0u64;
+    while won < 20 {
+        let Some(start) = m.position(rng.random_range(0..m.table_len())) else {
+            continue;
+        };
+        if !matches!(tb.probe(&start), Some(Value::Win(_))) {
+            continue;
+        }
+        let params = SearchParams {
+            simulations: 50,
+            ..SearchParams::plain()
+        };
+        let mut me = MctsPlayer::new("mcts".into(), params, 1, rng_stream(won, "p", 0))
+            .with_exact_values(Some(tables.clone()));
+        let depth6 = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let mut them = AlphaBeta::new("alphabeta".into(), depth6);
+        let mut game = Game::new(start, DrawRules::default());
+        while game.outcome().is_none() {
+            let mover: &mut dyn Player<Position> = if game.position().side_to_move() == start.side_to_move() {
+                &mut me
+            } else {
+                &mut them
+            };
+            let mv = mover.choose(&game);
+            game.play_unchecked(&mv);
+            me.observe(&mv);
+            them.observe(&mv);
+        }
+        let o = game.outcome().unwrap();
+        assert_eq!(o.winner, Some(start.side_to_move()), "{} {o:?}", start.to_fen());
+        won += 1;
+    }
+}

@@ -1,0 +1,160 @@
+//! The tablebase commands through the binary: build, probe and verify
+//! every table of up to 3 pieces, and their one-line errors.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("damone-tbcli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Exit status, stdout, stderr.
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn build_probe_and_verify_three_pieces() {
+    let dir = tmpdir("three");
+    let d = dir.to_str().unwrap();
+    let (ok, out, err) = run(&["tablebase", "build", "--pieces", "3", "--dir", d]);
+    assert!(ok, "{err}");
+    assert!(out.contains("45 tables of up to 3 pieces"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 45);
+
+    let (ok, out, err) = run(&["tablebase", "verify", "--dir", d, "--mmap"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("45 tables") && out.contains(": 0 mismatches"),
+        "{out}"
+    );
+
+    // The Damone takes the last Black piece: a win in one ply, by f3xh5.
+    let (ok, out, err) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:WIf3:Bg4"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "win in 1 plies to conversion", "{out}");
+    assert_eq!(lines[1], "f3xh5 win in 1 plies to conversion", "{out}");
+    // A blocked side has lost.
+    let (ok, out, _) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:Wh1:Bg2,f3"]);
+    assert!(ok);
+    assert_eq!(out.trim(), "loss (no legal move)");
+
+    // One-line errors: a bad setup string, a position no table covers, a
+    // counter past the limit, a folder without tables, bad options.
+    let probe = |fen: &str, extra: &[&str]| {
+        let mut a = vec!["tablebase", "probe", "--dir", d, "--fen", fen];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    for (fen, extra, says) in [
+        ("W:Wz9:Bg4", &[][..], "z9"),
+        ("W:WIf3,Dd1:Bg4,b7", &[], "no table covers"),
+        (
+            "W:WIf3:Bg4",
+            &["--counter", "81"],
+            "past the tables' no-progress limit",
+        ),
+    ] {
+        let (ok, _, err) = probe(fen, extra);
+        assert!(!ok, "{fen}");
+        assert!(err.contains(says), "{fen}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let empty = tmpdir("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (ok, _, err) = run(&["tablebase", "verify", "--dir", empty.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("tablebase build --pieces 4"), "{err}");
+    let (ok, _, err) = run(&["tablebase", "build", "--pieces", "9", "--dir", d]);
+    assert!(!ok && err.contains("2 to 5 pieces"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// A run given tables (`tablebase = DIR`) trains; tables for another
+/// no-progress limit, or a game without tables, are refused in one line.
+#[test]
+fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
+    let tables = tmpdir("forty");
+    let t = tables.to_str().unwrap();
+    let (ok, _, err) = run(&[
+        "tablebase",
+        "build",
+        "--pieces",
+        "3",
+        "--no-progress-plies",
+        "40",
+        "--dir",
+        t,
+    ]);
+    assert!(ok, "{err}");
+    let runs = tmpdir("runs");
+    let ckpt = format!("checkpoint_dir={}", runs.display());
+    let tb = format!("tablebase={t}");
+    let train = |extra: &[&str]| {
+        let mut a = vec![
+            "train",
+            "--config",
+            "configs/tiny.toml",
+            "--quiet",
+            "--set",
+            &ckpt,
+            "--set",
+            &tb,
+            "--set",
+            "iterations=1",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let (ok, _, err) = train(&[]);
+    assert!(ok, "{err}");
+    assert!(runs.join("tiny/iter_0001").is_dir());
+    // Its network graded against the tables: positions drawn from each
+    // table, and those its self-play reached (if any).
+    let net = runs.join("tiny");
+    let net = net.to_str().unwrap();
+    let (ok, out, err) = run(&[
+        "tablebase",
+        "grade",
+        "--player",
+        net,
+        "--dir",
+        t,
+        "--per-balance",
+        "10",
+        "--sims",
+        "8",
+        "--selfplay",
+        net,
+    ]);
+    assert!(ok, "{err}");
+    let all = out.lines().find(|l| l.starts_with("all ")).expect("an all row");
+    let positions: u64 = all.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!((300..=450).contains(&positions), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
+    let (ok, _, err) = train(&["--set", "run=other", "--set", "rules.no_progress_plies=50"]);
+    assert!(!ok);
+    assert!(err.contains("no-progress limit of 40"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let (ok, _, err) = train(&["--set", "run=it", "--set", "game=italian"]);
+    assert!(!ok);
+    assert!(err.contains("standard Damone only"), "{err}");
+    let _ = std::fs::remove_dir_all(&tables);
+    let _ = std::fs::remove_dir_all(&runs);
+}
