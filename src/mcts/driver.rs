@@ -12,6 +12,9 @@ use std::time::Instant;
 
 /// Simulations per round of a timed search.
 const TIME_CHUNK: u32 = 32;
+/// Fewest trees per task when trees are spread over threads (a tree's
+/// work between two network calls is short).
+const TREES_PER_TASK: usize = 16;
 
 /// Run one tree's search over the budget in its parameters
 /// ([`SearchParams::budget`](super::SearchParams::budget)) with
@@ -92,6 +95,7 @@ pub fn evaluate_leaves<P: GamePosition>(
 pub fn take_leaves_all<P: GamePosition>(trees: &mut [(usize, &mut Tree<P>)]) -> Vec<(usize, Leaf<P>)> {
     let per_tree: Vec<Vec<(usize, Leaf<P>)>> = trees
         .par_iter_mut()
+        .with_min_len(TREES_PER_TASK)
         .map(|(tag, tree)| {
             let mut out = Vec::new();
             take_leaves(tree, *tag, &mut out);
@@ -120,6 +124,7 @@ pub fn apply_all<P: GamePosition>(
     trees
         .par_iter_mut()
         .zip(per_tree)
+        .with_min_len(TREES_PER_TASK)
         .for_each(|((_, tree), backups)| {
             for (leaf, eval) in backups {
                 tree.apply(leaf, eval);
