@@ -171,14 +171,9 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
             .is_none_or(|t| t.game().position() != game.position());
         if stale {
             let seed = self.rng.random::<u64>();
-            self.tree = Some(Tree::new(
-                game,
-                self.params.clone(),
-                rand::SeedableRng::seed_from_u64(seed),
-            ));
-            if let Some(t) = self.tree.as_mut() {
-                t.set_exact_values(self.exact.clone());
-            }
+            let mut tree = Tree::new(game, self.params.clone(), rand::SeedableRng::seed_from_u64(seed));
+            tree.set_exact_values(self.exact.clone());
+            self.tree = Some(tree);
         }
         let tree = self.tree.as_mut().expect("tree");
         *tree.params_mut() = self.params.clone();

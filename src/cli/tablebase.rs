@@ -184,7 +184,7 @@ fn run_build(a: BuildArgs) -> Result<()> {
         reports.push(r.clone());
     })?;
     pb.finish_and_clear();
-    let bytes: u64 = reports.iter().map(|r| r.entries + 32).sum();
+    let bytes: u64 = reports.iter().map(|r| r.file_bytes).sum();
     let positions: u64 = reports.iter().map(|r| r.positions).sum();
     println!(
         "{} tables of up to {} pieces in {}: {positions} positions, {:.1} MB, {:.1} s",

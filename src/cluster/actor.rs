@@ -9,7 +9,7 @@ use super::store::{Created, Store};
 use super::DistError;
 use crate::game::{to_pdn, PdnHeaders};
 use crate::net::{net_from_bytes, ComputeDevice, DeviceChoice, NetEvaluator};
-use crate::run::{RunConfig, RunGame};
+use crate::run::{config_exact_values, RunConfig, RunGame};
 use crate::selfplay::SelfPlay;
 use crate::util::rng_stream;
 use crate::util::stop::Stop;
@@ -219,12 +219,9 @@ impl<'s, P: RunGame> Actor<'s, P> {
         let variant = P::variant_named(cfg.variant.name()).map_err(DistError::Config)?;
         let mut selfplay = SelfPlay::new(&sp_cfg, P::start(variant), cfg.rules, seed);
         selfplay.keep_finished_games();
-        if !cfg.tablebase.is_empty() {
-            // The run's folder of tables, on this machine.
-            let tables = P::open_exact_values(std::path::Path::new(&cfg.tablebase), cfg.rules)
-                .map_err(|e| DistError::Config(format!("tablebase: {e}")))?;
-            selfplay.set_exact_values(Some(tables));
-        }
+        // The run's folder of tables, on this machine.
+        let tables = config_exact_values(&cfg).map_err(|e| DistError::Config(format!("tablebase: {e}")))?;
+        selfplay.set_exact_values(tables);
         Ok(Actor {
             store,
             cfg,

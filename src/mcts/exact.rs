@@ -29,7 +29,7 @@ impl ExactValues<Position> for Tablebase {
     /// where no table covers it or the game's no-progress limit is not the
     /// one the tables were built for.
     fn exact(&self, game: &Game<Position>) -> Option<Wdl> {
-        if game.rules().no_progress_plies != self.limit() as u32 {
+        if !self.serves(&game.rules()) {
             return None;
         }
         self.probe(game.position()).map(|v| match v {
@@ -42,7 +42,7 @@ impl ExactValues<Position> for Tablebase {
     /// The first of [`Tablebase::move_values`]: the nearest conversion of
     /// a win, the furthest of a loss.
     fn best_move(&self, game: &Game<Position>) -> Option<crate::game::Move> {
-        if game.rules().no_progress_plies != self.limit() as u32 {
+        if !self.serves(&game.rules()) {
             return None;
         }
         self.move_values(game.position())?.first().map(|(m, _)| *m)
@@ -64,7 +64,7 @@ impl OpenExactValues for Position {
     /// for another no-progress limit than `rules`'.
     fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String> {
         let tb = Tablebase::open(dir, false).map_err(|e| e.to_string())?;
-        if tb.limit() as u32 != rules.no_progress_plies {
+        if !tb.serves(&rules) {
             return Err(format!(
                 "the tables in {} are built for a no-progress limit of {} plies, the games play to {}",
                 dir.display(),

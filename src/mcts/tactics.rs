@@ -108,10 +108,9 @@ impl<P: GamePosition> Tactics<P> {
                 b
             })
             .collect();
-        let best = balances.iter().copied().max().unwrap_or(0);
         balances
             .iter()
-            .map(|&b| b as i64 >= best as i64 - margin as i64)
+            .map(|&b| b as i64 >= best_so_far as i64 - margin as i64)
             .collect()
     }
 }

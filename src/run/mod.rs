@@ -47,7 +47,7 @@ use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{ReplayError, ReplayWindow};
 use crate::game::{GameKind, Position};
-use crate::mcts::OpenExactValues;
+use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
@@ -241,6 +241,16 @@ pub enum RunError {
 pub trait RunGame: Board + Baseline + OpenExactValues {}
 impl<P: Board + Baseline + OpenExactValues> RunGame for P {}
 
+/// The exact values (endgame tables) a config's `tablebase` names, opened
+/// for its rules; None when it names none. Self-play of a run and of an
+/// actor uses them.
+pub fn config_exact_values<P: RunGame>(cfg: &RunConfig) -> Result<Option<Arc<dyn ExactValues<P>>>, String> {
+    if cfg.tablebase.is_empty() {
+        return Ok(None);
+    }
+    P::open_exact_values(Path::new(&cfg.tablebase), cfg.rules).map(Some)
+}
+
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
 
@@ -332,11 +342,9 @@ impl<P: RunGame> Run<P> {
             }
         };
         let mut run = Run::fresh(cfg, dir, compute)?;
-        if !run.cfg.tablebase.is_empty() {
-            let tables = P::open_exact_values(Path::new(&run.cfg.tablebase), run.cfg.rules)
-                .map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
-            run.selfplay.set_exact_values(Some(tables));
-        }
+        let tables =
+            config_exact_values(&run.cfg).map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
+        run.selfplay.set_exact_values(tables);
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }

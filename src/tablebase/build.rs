@@ -46,8 +46,8 @@ pub struct BuildOptions {
 #[derive(Clone, Debug)]
 pub struct TableReport {
     pub material: Material,
-    /// Indices (bytes of the table).
-    pub entries: u64,
+    /// Bytes of its file (the entries, the header and the checksum).
+    pub file_bytes: u64,
     /// Indices that hold a position.
     pub positions: u64,
     pub wins: u64,
@@ -62,10 +62,11 @@ pub struct TableReport {
 }
 
 impl TableReport {
-    fn of(material: Material, entries: &[u8], seconds: f64, kept: bool) -> TableReport {
+    fn of(material: Material, file: &Entries, seconds: f64, kept: bool) -> TableReport {
+        let entries = file.bytes();
         let mut r = TableReport {
             material,
-            entries: entries.len() as u64,
+            file_bytes: file.all().len() as u64,
             positions: 0,
             wins: 0,
             draws: 0,
@@ -127,7 +128,7 @@ pub fn build(
                 file
             };
             let entries = Entries::Memory(bytes);
-            let report = TableReport::of(*m, entries.bytes(), seconds, kept);
+            let report = TableReport::of(*m, &entries, seconds, kept);
             tb.tables.insert(*m, Table { entries });
             done += 1;
             on_table(&report, done, total);

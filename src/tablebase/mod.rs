@@ -44,7 +44,7 @@ pub use file::{table_path, TABLE_VERSION};
 pub use index::Material;
 pub use verify::{verify, VerifyReport};
 
-use crate::game::{Move, Position, Variant};
+use crate::game::{DrawRules, Move, Position, Variant};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -125,15 +125,14 @@ impl Value {
         }
     }
 
-    /// Better for the side to move: a win beats a draw beats a loss; a
-    /// nearer win and a further loss are better.
-    pub fn better_than(self, other: Value) -> bool {
-        let key = |v: Value| match v {
+    /// Larger is better for the side to move: a win beats a draw beats a
+    /// loss; a nearer win and a further loss are better.
+    fn order_key(self) -> (i32, i32) {
+        match self {
             Value::Win(d) => (2, -(d as i32)),
             Value::Draw => (1, 0),
             Value::Loss(d) => (0, d as i32),
-        };
-        key(self) > key(other)
+        }
     }
 }
 
@@ -232,11 +231,6 @@ impl Tablebase {
         v
     }
 
-    /// Entries in all tables (bytes held).
-    pub fn entries(&self) -> u64 {
-        self.tables.values().map(|t| t.entries.bytes().len() as u64).sum()
-    }
-
     /// The stored value of `pos` (its no-progress counter taken as 0), or
     /// None where no table covers it (another variant, or a balance not
     /// here). A side without pieces needs no table.
@@ -274,24 +268,27 @@ impl Tablebase {
     /// successor's distance), best first; None where a successor is not
     /// covered. Empty when `pos` has no legal move.
     pub fn move_values(&self, pos: &Position) -> Option<Vec<(Move, Value)>> {
+        self.valued_moves(pos).ok()
+    }
+
+    /// [`Tablebase::move_values`], or the balance of a successor no table
+    /// here covers.
+    fn valued_moves(&self, pos: &Position) -> Result<Vec<(Move, Value)>, Material> {
         let counter = pos.no_progress();
         let mut out = Vec::new();
         for m in pos.legal_moves() {
             let child = pos.after(&m);
-            let v = self.entry(&child)?;
-            let quiet = !converts(pos, &child);
-            out.push((m, move_value(v, quiet, counter, self.limit)));
+            let v = self.entry(&child).ok_or_else(|| Material::of(&child))?;
+            out.push((m, move_value(v, !converts(pos, &child), counter, self.limit)));
         }
-        out.sort_by(|a, b| {
-            if a.1.better_than(b.1) {
-                std::cmp::Ordering::Less
-            } else if b.1.better_than(a.1) {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        });
-        Some(out)
+        out.sort_by_key(|(_, v)| std::cmp::Reverse(v.order_key()));
+        Ok(out)
+    }
+
+    /// Whether the tables serve games under `rules`: they were built for
+    /// its no-progress limit.
+    pub fn serves(&self, rules: &DrawRules) -> bool {
+        self.limit as u32 == rules.no_progress_plies
     }
 }
 

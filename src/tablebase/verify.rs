@@ -11,7 +11,7 @@
 //! move down to a conversion, and no forced result is missed (by induction
 //! on the distance).
 
-use super::{move_value, Material, Tablebase, TablebaseError, Value};
+use super::{Material, Tablebase, TablebaseError, Value};
 use crate::game::Position;
 use rayon::prelude::*;
 
@@ -91,22 +91,12 @@ fn check_table(tb: &Tablebase, m: &Material) -> Result<Tally, TablebaseError> {
         .try_reduce(Tally::default, |a, b| Ok(a.add(b)))
 }
 
-/// The value of `pos` (counter 0) from a one-ply search over its
-/// successors' entries.
-pub fn one_ply(tb: &Tablebase, pos: &Position) -> Result<Value, TablebaseError> {
-    let mine = Material::of(pos);
-    let mut best: Option<Value> = None;
-    for m in pos.legal_moves() {
-        let child = pos.after(&m);
-        let cm = Material::of(&child);
-        let v = tb
-            .entry(&child)
-            .ok_or_else(|| TablebaseError::Missing(cm.name()))?;
-        let quiet = cm == mine.swapped();
-        let mv = move_value(v, quiet, 0, tb.limit());
-        if best.is_none_or(|b| mv.better_than(b)) {
-            best = Some(mv);
-        }
-    }
-    Ok(best.unwrap_or(Value::Loss(0)))
+/// The value of `pos` (a table's position, its counter 0) from a one-ply
+/// search over its successors' entries: its best move's value, or a loss
+/// where it has none.
+fn one_ply(tb: &Tablebase, pos: &Position) -> Result<Value, TablebaseError> {
+    let moves = tb
+        .valued_moves(pos)
+        .map_err(|m| TablebaseError::Missing(m.name()))?;
+    Ok(moves.first().map_or(Value::Loss(0), |(_, v)| *v))
 }
