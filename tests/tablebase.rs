@@ -1,5 +1,6 @@
 //! The tablebase commands through the binary: build, probe and verify
-//! every table of up to 3 pieces, and their one-line errors.
+//! every table of up to 3 pieces, won positions played out, grading, and
+//! their one-line errors.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -82,6 +83,52 @@ fn build_probe_and_verify_three_pieces() {
     assert!(err.contains("tablebase build --pieces 4"), "{err}");
     let (ok, _, err) = run(&["tablebase", "build", "--pieces", "9", "--dir", d]);
     assert!(!ok && err.contains("2 to 5 pieces"), "{err}");
+
+    // Won positions played out, alpha-beta on the winning side against
+    // random: every game is counted once, and each one not won is listed.
+    let convert = |extra: &[&str]| {
+        let mut a = vec![
+            "tablebase",
+            "convert",
+            "--dir",
+            d,
+            "--pieces",
+            "3",
+            "--opponent",
+            "random",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let (ok, out, err) = convert(&["--positions", "6", "--player", "alphabeta:depth=4"]);
+    assert!(ok, "{err}");
+    let last = out.lines().last().unwrap();
+    let count = |key: &str| -> usize {
+        let rest = last
+            .split(key)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{key} in {last}"));
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (won, drew, lost) = (count(": won "), count(", drew "), count(", lost "));
+    assert_eq!(won + drew + lost, 6, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("not won: ")).count(),
+        drew + lost,
+        "{out}"
+    );
+    for (extra, says) in [
+        (&["--positions", "0", "--player", "random"][..], "at least 1"),
+        (&["--player", "nonsense:x"], "cannot open player"),
+    ] {
+        let (ok, _, err) = convert(extra);
+        assert!(!ok && err.contains(says), "{extra:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
 }

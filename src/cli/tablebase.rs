@@ -1,9 +1,10 @@
-//! `damone tablebase build | probe | verify`.
+//! `damone tablebase build | probe | verify | grade | convert`.
 
 use super::progress_bar;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use damone::game::{GameKind, Position, Variant};
+use damone::player::endgames::{play_won_positions, won_positions};
 use damone::player::grade::{grade, replay_positions, uniform_positions, GradeRow};
 use damone::player::LoadedNet;
 use damone::tablebase::{build, verify, BuildOptions, TableReport, Tablebase};
@@ -28,6 +29,9 @@ enum TablebaseCommand {
     /// Grade a network against the tables: how often its WDL argmax, and
     /// its search's, name the exact result, per balance.
     Grade(GradeArgs),
+    /// Play won positions out: a player on the winning side of positions
+    /// the tables call won, against an opponent; how many it wins.
+    Convert(ConvertArgs),
 }
 
 /// The folder of the tables, and how they are opened.
@@ -107,13 +111,83 @@ struct GradeArgs {
     seed: u64,
 }
 
+#[derive(Args, Debug)]
+struct ConvertArgs {
+    /// The player on the winning side: a spec (`net:PATH,tb=DIR` plays with
+    /// the tables) or a player file or checkpoint folder.
+    #[arg(long)]
+    player: String,
+    /// The opponent's spec.
+    #[arg(long, default_value = "alphabeta:depth=6")]
+    opponent: String,
+    #[command(flatten)]
+    dir: DirOpt,
+    /// Won positions played out.
+    #[arg(long, default_value_t = 100)]
+    positions: usize,
+    /// Most pieces of the positions (their balance drawn uniformly among
+    /// the tables' of at most this many).
+    #[arg(long, default_value_t = 4)]
+    pieces: u32,
+    /// Seed of the positions and of the players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
 pub fn run_tablebase(a: TablebaseArgs) -> Result<()> {
     match a.command {
         TablebaseCommand::Build(b) => run_build(b),
         TablebaseCommand::Probe(p) => run_probe(p),
         TablebaseCommand::Verify(v) => run_verify(v),
         TablebaseCommand::Grade(g) => run_grade(g),
+        TablebaseCommand::Convert(c) => run_convert(c),
     }
+}
+
+fn run_convert(a: ConvertArgs) -> Result<()> {
+    if a.positions == 0 {
+        bail!("--positions must be at least 1");
+    }
+    let tb = Tablebase::open(&a.dir.dir, false)?;
+    let positions = won_positions(&tb, a.pieces, a.positions, a.seed);
+    if positions.len() < a.positions {
+        bail!(
+            "the tables in {} hold only {} won positions of up to {} pieces",
+            a.dir.dir.display(),
+            positions.len(),
+            a.pieces
+        );
+    }
+    let open = |spec: &str| -> Result<_> {
+        if damone::player::game_of_players([spec], Some(GameKind::Damone)).is_err() {
+            bail!("{spec} is not a Damone player; the tables are Damone's");
+        }
+        damone::player::factory::<Position>(spec)
+            .map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
+    };
+    let players = [open(&a.player)?, open(&a.opponent)?];
+    let pb = progress_bar(positions.len() as u64, "won positions", a.quiet);
+    let names = [a.player.clone(), a.opponent.clone()];
+    let c = play_won_positions(&positions, players, names, tb.limit(), a.seed, &pb);
+    pb.finish_and_clear();
+    for fen in &c.missed {
+        println!("not won: {fen}");
+    }
+    let n = positions.len() as u32;
+    println!(
+        "{} on the winning side of {n} won positions of up to {} pieces against {}: won {}, drew {}, lost {} ({:.1}%)",
+        a.player,
+        a.pieces,
+        a.opponent,
+        c.wins,
+        c.draws,
+        c.losses,
+        100.0 * c.wins as f64 / n as f64
+    );
+    Ok(())
 }
 
 fn run_grade(a: GradeArgs) -> Result<()> {

@@ -30,6 +30,7 @@
 //! (burnpack), and a `u64` FNV-1a checksum of everything before it. Version
 //! 1 files (no encoding version) are refused by name.
 
+pub mod endgames;
 pub mod grade;
 pub mod rate;
 pub mod run_tournament;

@@ -1,0 +1,102 @@
+//! Won endgames played out: positions the endgame tables call won for the
+//! side to move, a player on that side against an opponent. A player that
+//! wins every one plays those endings well enough; one that draws or loses
+//! some lets the win slip (a shortest line the opponent could not stop was
+//! there).
+
+use crate::arena::{run_games, GameRecord, GameTask, MatchSettings, PlayerFactory};
+use crate::game::{DrawRules, Position, Variant};
+use crate::tablebase::{Material, Tablebase, Value};
+use crate::util::{derive_seed, rng_stream};
+use rand::Rng as _;
+
+/// `count` positions the tables call won for the side to move, of at most
+/// `max_pieces` pieces: a balance drawn uniformly among those the tables
+/// hold, then a position of its table, the colours swapped half the time
+/// (seeded). Fewer when the tables hold too few such positions.
+pub fn won_positions(tb: &Tablebase, max_pieces: u32, count: usize, seed: u64) -> Vec<Position> {
+    let balances: Vec<Material> = tb
+        .materials()
+        .into_iter()
+        .filter(|m| m.pieces() <= max_pieces)
+        .collect();
+    let mut rng = rng_stream(seed, "won-endgames", 0);
+    let mut out = Vec::new();
+    let mut tries = 0;
+    while out.len() < count && !balances.is_empty() && tries < count * 10_000 {
+        tries += 1;
+        let m = &balances[rng.random_range(0..balances.len())];
+        let Some(p) = m.position(rng.random_range(0..m.table_len())) else {
+            continue;
+        };
+        let p = if rng.random::<bool>() { p.rotate_swap() } else { p };
+        if matches!(tb.probe(&p), Some(Value::Win(_))) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// What playing won positions out gave the player on the winning side.
+#[derive(Clone, Debug, Default)]
+pub struct Conversions {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// The positions it did not win, as setup strings.
+    pub missed: Vec<String>,
+    /// Every game, in the order of the positions.
+    pub records: Vec<GameRecord>,
+}
+
+/// Play each of `positions` out, `player` on the side to move and
+/// `opponent` on the other (named `names`), under the tables' no-progress
+/// limit `limit`; the games run in parallel over the current rayon pool.
+pub fn play_won_positions(
+    positions: &[Position],
+    players: [PlayerFactory<Position>; 2],
+    names: [String; 2],
+    limit: u16,
+    seed: u64,
+    progress: &indicatif::ProgressBar,
+) -> Conversions {
+    let mut settings = MatchSettings::new(Variant::Standard);
+    settings.rules = DrawRules {
+        no_progress_plies: limit as u32,
+        ..DrawRules::default()
+    };
+    settings.seed = seed;
+    settings.openings = positions.to_vec();
+    settings.event = "won endgames".into();
+    let tasks: Vec<GameTask> = positions
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let white_moves = p.side_to_move() == crate::game::Color::White;
+            GameTask {
+                index: k,
+                white: if white_moves { 0 } else { 1 },
+                black: if white_moves { 1 } else { 0 },
+                opening: k,
+                seed: derive_seed(seed, "won-endgame", k as u64),
+            }
+        })
+        .collect();
+    let records = run_games(&tasks, &names, &players, &settings, progress);
+    let mut out = Conversions::default();
+    for (r, p) in records.iter().zip(positions) {
+        match r.score_for_player(0) {
+            s if s > 0.75 => out.wins += 1,
+            s => {
+                if s < 0.25 {
+                    out.losses += 1;
+                } else {
+                    out.draws += 1;
+                }
+                out.missed.push(p.to_fen());
+            }
+        }
+    }
+    out.records = records;
+    out
+}
