@@ -231,3 +231,32 @@ fn fast_path_equals_burn_on_all_64_cells() {
         check_game(model, seed, <dameo::Position as GamePosition>::start(()));
     }
 }
+
+/// A batch gives the same bits on any number of threads (a small batch,
+/// a player's few leaves, is spread over every thread one position a
+/// task; a large one in chunks).
+#[test]
+fn outputs_do_not_depend_on_threads() {
+    let model = ModelConfig::default();
+    let net = trained(model.clone(), 7);
+    let fast = FastNet::from_net(&net);
+    let games = bench_games_from(Position::start(Variant::Standard), 20, 9);
+    let obs: Vec<Observation> = games
+        .iter()
+        .map(|g| Observation::of_game(g, model.inputs))
+        .collect();
+    for n in [1, 2, 3, 5, 9, 16, 20] {
+        let on = |threads: usize| {
+            damone::util::thread_pool(threads)
+                .unwrap()
+                .install(|| fast.forward(&obs[..n]))
+        };
+        let one = on(1);
+        for threads in [2, 3] {
+            assert!(
+                on(threads) == one,
+                "batch {n}: outputs differ on {threads} threads"
+            );
+        }
+    }
+}

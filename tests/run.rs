@@ -189,6 +189,7 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
         games: 4,
         policy_depth: Some(1),
         timing_positions: 3,
+        equal_time_threads: vec![1, 2],
         ..Default::default()
     };
     let mut games = 0;
@@ -199,20 +200,28 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
         RateEvent::Row(_) => {}
     })
     .unwrap();
-    // Two kept checkpoints x (two depths, the raw policy, equal time).
-    assert_eq!(rows.len(), 8);
-    assert_eq!(matches, 8);
-    assert_eq!(games, 8 * 4);
-    let modes: Vec<&str> = rows[..4].iter().map(|r| r.mode.as_str()).collect();
-    assert_eq!(modes, ["sims", "sims", "policy", "equal-time"]);
+    // Two kept checkpoints x (two depths, the raw policy, equal time on 1
+    // and on 2 threads).
+    assert_eq!(rows.len(), 10);
+    assert_eq!(matches, 10);
+    assert_eq!(games, 10 * 4);
+    let modes: Vec<&str> = rows[..5].iter().map(|r| r.mode.as_str()).collect();
+    assert_eq!(modes, ["sims", "sims", "policy", "equal-time", "equal-time"]);
     assert_eq!(rows[0].iteration, 1);
-    assert_eq!(rows[4].iteration, 2);
+    assert_eq!(rows[5].iteration, 2);
     for r in &rows {
         assert_eq!(r.wins + r.draws + r.losses, 4, "{r:?}");
         assert!((0.0..=1.0).contains(&r.score) && r.score_95 >= 0.0);
     }
     let eq = &rows[3];
     assert!(eq.net_ms_per_move > 0.0 && eq.opponent.starts_with("alphabeta:movetime="));
+    assert_eq!(eq.threads, 1);
+    let eq2 = &rows[4];
+    assert!(
+        eq2.net_ms_per_move > 0.0 && eq2.opponent.ends_with(",threads=2"),
+        "{eq2:?}"
+    );
+    assert_eq!(eq2.threads, 2);
     assert_eq!(rows[2].sims, 0);
     // The rows are in rating.csv, and the same seed gives the same results
     // for the fixed-simulation and policy matches.
@@ -230,7 +239,7 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     )
     .unwrap();
     assert_eq!(last.len(), 3);
-    for (a, b) in last.iter().zip(&rows[4..7]) {
+    for (a, b) in last.iter().zip(&rows[5..8]) {
         assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
     }
     // `every`: iterations that are multiples of it, and the newest; the rows
@@ -250,6 +259,19 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     )
     .unwrap();
     assert_eq!(curve.iter().map(|r| r.iteration).collect::<Vec<_>>(), [2, 2]);
+    // Without the ladder: the raw policy alone.
+    let policy_only = RateConfig {
+        last_only: true,
+        ladder: false,
+        equal_time: false,
+        csv: Some(dir.join("policy.csv")),
+        ..cfg.clone()
+    };
+    let rows = rate(run.dir(), &policy_only, &ComputeDevice::cpu(), &mut |_| {}).unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.mode.as_str()).collect::<Vec<_>>(),
+        ["policy"]
+    );
     assert_eq!(read_rows::<RatingRow>(&curve_csv).unwrap(), curve);
     let e = rate(
         run.dir(),

@@ -899,3 +899,111 @@ fn selfplay_targets_cover_every_legal_move_with_zero_for_moves_left_out() {
         samples.len()
     );
 }
+
+/// Lazy SMP: on 2 and 3 threads alpha-beta finds the forced win, and from
+/// random positions plays a legal move at the depth it was given.
+#[test]
+fn alphabeta_on_several_threads() {
+    let depth = |d| Limits {
+        depth: Some(d),
+        ..Default::default()
+    };
+    for threads in [2, 3] {
+        let mut ab = AlphaBeta::new("ab".into(), depth(3)).with_threads(threads);
+        assert_eq!(ab.threads(), threads);
+        let (m, score) = ab.search(&game(WIN_IN_ONE));
+        assert_eq!(m.to_string(), "c6-b7", "{threads} threads");
+        assert!(score > 90_000, "{threads} threads: {score}");
+    }
+    let mut rng = rng_stream(3, "lazy-smp-positions", 0);
+    let mut two = AlphaBeta::new("two".into(), depth(5)).with_threads(2);
+    let mut searched = 0;
+    for _ in 0..40 {
+        let plies = rand::Rng::random_range(&mut rng, 4..60);
+        let g = random_game(&mut rng, plies, |_| false);
+        let legal = g.position().legal_moves();
+        if g.outcome().is_some() || legal.len() < 2 {
+            continue;
+        }
+        let (m, score) = two.search(&g);
+        assert!(
+            legal.contains(&m),
+            "{m} is not legal in {}",
+            g.position().to_fen()
+        );
+        if score.abs() < 90_000 {
+            assert_eq!(two.last.0, 5, "the depth reached in {}", g.position().to_fen());
+        }
+        assert!(two.nodes() > 0);
+        searched += 1;
+    }
+    assert!(searched >= 20, "only {searched} positions searched");
+}
+
+/// Counts the leaves of each evaluation call (uniform priors, a draw).
+struct BatchSizes(std::sync::Arc<std::sync::Mutex<Vec<usize>>>);
+
+impl Evaluator for BatchSizes {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        self.0.lock().unwrap().push(batch.len());
+        UniformEvaluator.evaluate(batch)
+    }
+}
+
+/// A search player on a pool of 3 threads evaluates 3 leaves per call
+/// (fewer only when the tree has no more to give), and keeps its budget;
+/// without a pool, one leaf per call.
+#[test]
+fn a_search_player_on_a_pool_batches_one_leaf_per_thread() {
+    use damone::arena::{MctsPlayer, Player as _};
+    let params = SearchParams {
+        simulations: 200,
+        leaves_per_tree: 1,
+        ..SearchParams::plain()
+    };
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    for (threads, widest) in [(1, 1), (3, 3)] {
+        let sizes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let pool = (threads > 1).then(|| std::sync::Arc::new(damone::util::thread_pool(threads).unwrap()));
+        let mut p = MctsPlayer::with_evaluator(
+            "p".into(),
+            params.clone(),
+            BatchSizes(sizes.clone()),
+            rng_stream(1, "p", 0),
+        )
+        .with_pool(pool);
+        let a = p.analyse(&g).unwrap();
+        assert_eq!(a.simulations, 200);
+        let sizes = sizes.lock().unwrap();
+        assert_eq!(
+            *sizes.iter().max().unwrap(),
+            widest,
+            "{threads} threads: {sizes:?}"
+        );
+        let full = sizes.iter().filter(|&&n| n == widest).count();
+        assert!(full * 10 >= sizes.len() * 9, "{threads} threads: {sizes:?}");
+    }
+}
+
+/// `threads=N` gives alpha-beta N threads; 0, too many, or on a player
+/// that does not take it, is refused by name.
+#[test]
+fn the_threads_option() {
+    use damone::arena::Player as _;
+    let spec = PlayerSpec::parse("alphabeta:depth=2,threads=2").unwrap();
+    let mut p = builtin_factory::<Position>(&spec).unwrap()(1);
+    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    assert!(g.position().legal_moves().contains(&p.choose(&g)));
+    for bad in [
+        "alphabeta:threads=0",
+        "alphabeta:threads=1000",
+        "alphabeta:threads=two",
+        "mcts:threads=2",
+    ] {
+        let e = builtin_factory::<Position>(&PlayerSpec::parse(bad).unwrap())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("threads"), "{bad}: {e}");
+    }
+}

@@ -803,3 +803,19 @@ async fn busy_full_and_idle_are_answered_not_left_hanging() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(tokio_tungstenite::connect_async(&url).await.is_ok());
 }
+
+/// `--search-threads N` gives every network and alpha-beta opponent N
+/// threads per search; the other players are listed as they were.
+#[test]
+fn search_threads_go_into_the_listed_specs() {
+    let cfg = ServeConfig {
+        search_threads: 2,
+        ..config()
+    };
+    let list = player_list(&cfg);
+    assert!(list.iter().any(|p| p.spec.starts_with("net:")), "{list:?}");
+    for p in &list {
+        let threaded = p.spec.starts_with("net:") || p.spec.starts_with("alphabeta:");
+        assert_eq!(p.spec.ends_with(",threads=2"), threaded, "{}", p.spec);
+    }
+}

@@ -1,7 +1,9 @@
 //! The baseline alpha-beta bot, for any game with a [`Baseline`]
 //! evaluation: negamax with iterative deepening, a transposition table on
 //! the Zobrist key, move ordering (TT move, history heuristic), capture
-//! extension, and a hand-written evaluation.
+//! extension, and a hand-written evaluation; on several threads by Lazy
+//! SMP over a shared table ([`AlphaBeta::with_threads`],
+//! [`super::shared_table`]).
 //!
 //! ## Damone's evaluation (centipawn-like units, for the side to move)
 //!
@@ -27,8 +29,11 @@
 //! line moves included), each as the difference between the sides;
 //! captures searched to the end as in Damone.
 
+use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
 use super::Player;
 use crate::game::{dameo, italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Score of a won position (minus the distance in plies).
@@ -42,18 +47,7 @@ pub struct Limits {
     pub movetime: Option<Duration>,
 }
 
-#[derive(Clone, Copy, Default)]
-struct TtEntry {
-    key: u64,
-    best: u16,
-    depth: i16,
-    score: i32,
-    bound: u8,
-}
-
-const EXACT: u8 = 1;
-const LOWER: u8 = 2;
-const UPPER: u8 = 3;
+/// The transposition table's size: 2^18 entries of 16 bytes (4 MB).
 const TT_BITS: u32 = 18;
 
 /// What the alpha-beta baseline needs of a game beyond its rules.
@@ -142,22 +136,46 @@ impl Baseline for dameo::Position {
     }
 }
 
-/// Alpha-beta searcher over a game (Damone by default).
+/// Alpha-beta searcher over a game (Damone by default), on one thread or
+/// several ([`AlphaBeta::with_threads`]: Lazy SMP, the threads sharing one
+/// transposition table).
 pub struct AlphaBeta<P: Baseline = Position> {
     name: String,
     limits: Limits,
     default_limits: Limits,
-    tt: Vec<TtEntry>,
+    /// The thread that reports the move.
+    main: Worker<P>,
+    /// The other threads, searching the same root to fill the shared table.
+    helpers: Vec<Worker<P>>,
+    /// Nodes of the last search, all threads together.
+    nodes: u64,
+    /// Statistics of the last search: depth reached, nodes, score.
+    pub last: (u32, u64, i32),
+}
+
+/// One thread's search: its history table, node count, path and move
+/// buffers, with the table and the stop flag of the threads of a search.
+struct Worker<P: Baseline> {
+    tt: Arc<SharedTable>,
+    /// Set when the main thread has its move: the helpers stop.
+    done: Arc<AtomicBool>,
     /// Cut-offs per move code (the history heuristic).
     history: Vec<i32>,
+    limits: Limits,
     nodes: u64,
     start: Instant,
     stopped: bool,
     /// Hashes on the current search path plus the game's repetition history.
     path: Vec<u64>,
     bufs: Vec<Vec<P::Move>>,
-    /// Statistics of the last search: depth reached, nodes, score.
-    pub last: (u32, u64, i32),
+}
+
+/// What one thread's iterative deepening found.
+struct Found<M> {
+    best: M,
+    score: i32,
+    /// The last depth completed (or, at depth 1, searched in part).
+    depth: u32,
 }
 
 fn advancement(pos: &Position, c: Color) -> i32 {
@@ -215,75 +233,147 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 }
 
 impl<P: Baseline> AlphaBeta<P> {
+    /// A searcher on one thread.
     pub fn new(name: String, limits: Limits) -> Self {
+        let tt = Arc::new(SharedTable::new(TT_BITS));
+        let done = Arc::new(AtomicBool::new(false));
         AlphaBeta {
             name,
             limits,
             default_limits: limits,
-            tt: vec![TtEntry::default(); 1 << TT_BITS],
+            main: Worker::new(tt, done),
+            helpers: Vec::new(),
+            nodes: 0,
+            last: (0, 0, 0),
+        }
+    }
+
+    /// The same searcher on `threads` threads (at least 1): Lazy SMP.
+    /// Every thread searches the root by iterative deepening, half of the
+    /// helpers one ply deeper than the main thread and each with the root
+    /// moves in another order, all sharing the transposition table, so the
+    /// main thread finds more of its positions searched. The main thread's
+    /// move is played; depth and node limits are its own, and the helpers
+    /// stop when it does.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.helpers = (1..threads.max(1))
+            .map(|_| Worker::new(self.main.tt.clone(), self.main.done.clone()))
+            .collect();
+        self
+    }
+
+    /// The threads a search runs on.
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Nodes searched by the last call to [`AlphaBeta::search`], all
+    /// threads together.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Search the game's position; returns the best move and its score.
+    pub fn search(&mut self, game: &Game<P>) -> (P::Move, i32) {
+        let moves = game.position().legal_moves();
+        assert!(!moves.is_empty(), "search called on a finished game");
+        if moves.len() == 1 {
+            (self.nodes, self.last) = (0, (0, 0, 0));
+            return (moves[0], 0);
+        }
+        let open_ended = self.limits.nodes.is_some() || self.limits.movetime.is_some();
+        let max_depth = self.limits.depth.unwrap_or(if open_ended { 64 } else { 4 });
+        let start = Instant::now();
+        self.main.done.store(false, Relaxed);
+        self.main.begin(game, self.limits, start);
+        let helper_limits = Limits {
+            nodes: None,
+            ..self.limits
+        };
+        for h in &mut self.helpers {
+            h.begin(game, helper_limits, start);
+        }
+        let (main, helpers) = (&mut self.main, &mut self.helpers);
+        let found = std::thread::scope(|s| {
+            for (i, h) in helpers.iter_mut().enumerate() {
+                let moves = moves.clone();
+                s.spawn(move || h.iterate(game, moves, max_depth.saturating_add(1), i + 1));
+            }
+            let found = main.iterate(game, moves, max_depth, 0);
+            main.done.store(true, Relaxed);
+            found
+        });
+        self.nodes = self.main.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.last = (found.depth, self.nodes, found.score);
+        (found.best, found.score)
+    }
+}
+
+impl<P: Baseline> Worker<P> {
+    fn new(tt: Arc<SharedTable>, done: Arc<AtomicBool>) -> Self {
+        Worker {
+            tt,
+            done,
             history: vec![0; P::MOVE_CODES],
+            limits: Limits::default(),
             nodes: 0,
             start: Instant::now(),
             stopped: false,
             path: Vec::new(),
             bufs: Vec::new(),
-            last: (0, 0, 0),
         }
     }
 
-    /// Nodes searched by the last call to [`AlphaBeta::search`].
-    pub fn nodes(&self) -> u64 {
-        self.nodes
+    /// Ready for a search of `game` under `limits`, timed from `start`.
+    fn begin(&mut self, game: &Game<P>, limits: Limits, start: Instant) {
+        self.limits = limits;
+        self.nodes = 0;
+        self.start = start;
+        self.stopped = false;
+        self.path.clear();
+        self.path.extend_from_slice(game.history());
     }
 
     fn out_of_budget(&mut self) -> bool {
         if self.stopped {
             return true;
         }
-        if let Some(n) = self.limits.nodes {
-            if self.nodes >= n {
-                self.stopped = true;
-            }
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
         }
         if self.nodes & 1023 == 0 {
-            if let Some(t) = self.limits.movetime {
-                if self.start.elapsed() >= t {
-                    self.stopped = true;
-                }
+            let late = self.limits.movetime.is_some_and(|t| self.start.elapsed() >= t);
+            if late || self.done.load(Relaxed) {
+                self.stopped = true;
             }
         }
         self.stopped
     }
 
-    /// Search the game's position; returns the best move and its score.
-    pub fn search(&mut self, game: &Game<P>) -> (P::Move, i32) {
-        self.nodes = 0;
-        self.start = Instant::now();
-        self.stopped = false;
+    /// Iterative deepening over the root `moves` (at least two) up to
+    /// `max_depth`, the previous depth's best move searched first. Helper
+    /// `helper` (0: the main thread) starts one ply deeper when odd and
+    /// turns the order of the other root moves by its number each depth.
+    fn iterate(
+        &mut self,
+        game: &Game<P>,
+        mut moves: Vec<P::Move>,
+        max_depth: u32,
+        helper: usize,
+    ) -> Found<P::Move> {
         let root = *game.position();
-        let mut moves = root.legal_moves();
-        assert!(!moves.is_empty(), "search called on a finished game");
-        self.path.clear();
-        self.path.extend_from_slice(game.history());
-        let max_depth =
-            self.limits
-                .depth
-                .unwrap_or(if self.limits.nodes.is_some() || self.limits.movetime.is_some() {
-                    64
-                } else {
-                    4
-                });
-        let mut best = moves[0];
-        let mut best_score = 0;
-        if moves.len() == 1 {
-            self.last = (0, 0, 0);
-            return (best, 0);
-        }
-        for depth in 1..=max_depth {
-            // Order the root moves: previous best first.
-            if let Some(i) = moves.iter().position(|m| *m == best) {
+        let first = 1 + (helper % 2) as u32;
+        let mut found = Found {
+            best: moves[0],
+            score: 0,
+            depth: 0,
+        };
+        for depth in first..=max_depth {
+            if let Some(i) = moves.iter().position(|m| *m == found.best) {
                 moves.swap(0, i);
             }
+            let others = moves.len() - 1;
+            moves[1..].rotate_left(helper % others);
             let mut alpha = -WIN - 1;
             let beta = WIN + 1;
             let mut iter_best = moves[0];
@@ -298,17 +388,19 @@ impl<P: Baseline> AlphaBeta<P> {
                     iter_best = m;
                 }
             }
-            if self.stopped && depth > 1 {
+            if self.stopped && depth > first {
                 break;
             }
-            best = iter_best;
-            best_score = alpha;
-            self.last = (depth, self.nodes, alpha);
+            found = Found {
+                best: iter_best,
+                score: alpha,
+                depth,
+            };
             if alpha.abs() > WIN - 1000 || self.stopped {
                 break;
             }
         }
-        (best, best_score)
+        found
     }
 
     fn negamax(&mut self, game: &Game<P>, pos: &P, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
@@ -354,10 +446,8 @@ impl<P: Baseline> AlphaBeta<P> {
             return pos.evaluate();
         }
         let key = pos.hash_key();
-        let slot = (key >> (64 - TT_BITS)) as usize;
-        let e = self.tt[slot];
         let mut tt_move = 0;
-        if e.key == key && e.bound != 0 {
+        if let Some(e) = self.tt.load(key) {
             tt_move = e.best;
             if e.depth as i32 >= depth {
                 let s = from_tt(e.score, ply);
@@ -380,7 +470,7 @@ impl<P: Baseline> AlphaBeta<P> {
         let alpha0 = *alpha;
         let mut best = -WIN - 1;
         let mut best_code = 0;
-        self.path.push(pos.hash_key());
+        self.path.push(key);
         // A forced move does not use up depth.
         let next_depth = if moves.len() == 1 { depth } else { depth - 1 };
         for m in moves.iter() {
@@ -412,13 +502,13 @@ impl<P: Baseline> AlphaBeta<P> {
         } else {
             EXACT
         };
-        self.tt[slot] = TtEntry {
-            key,
+        let entry = TtEntry {
             best: best_code,
             depth: depth as i16,
             score: to_tt(best, ply),
             bound,
         };
+        self.tt.store(key, entry);
         best
     }
 }

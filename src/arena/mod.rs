@@ -5,6 +5,7 @@
 
 pub mod alphabeta;
 pub mod evaluation;
+mod shared_table;
 pub mod spec;
 pub mod sprt;
 pub mod tournament;
@@ -124,6 +125,9 @@ pub struct MctsPlayer<E: Evaluator<P> + Send = RolloutEvaluator, P: GamePosition
     /// Exact values (endgame tablebases): searched with, and a position
     /// they cover is played from them.
     exact: Option<Arc<dyn ExactValues<P>>>,
+    /// The threads its searches run on ([`MctsPlayer::with_pool`]); None:
+    /// the caller's, one leaf per evaluation.
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl<P: GamePosition> MctsPlayer<RolloutEvaluator, P> {
@@ -146,7 +150,18 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
             eval,
             rng,
             exact: None,
+            pool: None,
         }
+    }
+
+    /// The same player searching on the threads of `pool` (None: on the
+    /// caller's thread): each round of its search takes as many leaves as
+    /// the pool has threads, by descents with virtual loss, and evaluates
+    /// them in one call, which the network splits over the threads (as
+    /// lc0 and KataGo gather a batch from one tree).
+    pub fn with_pool(mut self, pool: Option<Arc<rayon::ThreadPool>>) -> Self {
+        self.pool = pool;
+        self
     }
 
     /// The same player with exact values: its searches use them below the
@@ -176,8 +191,19 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
             self.tree = Some(tree);
         }
         let tree = self.tree.as_mut().expect("tree");
-        *tree.params_mut() = self.params.clone();
-        search(tree, &mut self.eval)
+        let mut params = self.params.clone();
+        let eval = &mut self.eval;
+        match &self.pool {
+            Some(pool) => {
+                params.leaves_per_tree = params.leaves_per_tree.max(pool.current_num_threads() as u32);
+                *tree.params_mut() = params;
+                pool.install(|| search(tree, eval))
+            }
+            None => {
+                *tree.params_mut() = params;
+                search(tree, eval)
+            }
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! Player spec strings: `random`, `alphabeta:depth=4`,
 //! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`, `mcts:sims=800`,
 //! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
-//! `player::factory`, which knows networks).
+//! `player::factory`, which knows networks); `threads=N` gives an
+//! alpha-beta or network player N threads for each search.
 
 use super::{AlphaBeta, Baseline, Limits, MctsPlayer, Player, RandomPlayer};
 use crate::game::Position;
@@ -82,6 +83,9 @@ pub enum SpecError {
     #[error("option '{0}' given twice in '{1}'")]
     DuplicateOption(String, String),
 }
+
+/// The most threads a spec's `threads` option may give one player.
+pub const MAX_SEARCH_THREADS: usize = 256;
 
 /// Makes a fresh player for one game from a seed.
 pub type PlayerFactory<P = Position> = Arc<dyn Fn(u64) -> Box<dyn Player<P>> + Send + Sync>;
@@ -171,6 +175,31 @@ impl PlayerSpec {
                 "must be at least 1".into(),
             )),
             v => Ok(v),
+        }
+    }
+
+    /// The `threads` option: the threads one player's search uses (1
+    /// without it; at most [`MAX_SEARCH_THREADS`]).
+    pub fn threads(&self) -> Result<usize, SpecError> {
+        match self.get_positive("threads")? {
+            Some(t) if t > MAX_SEARCH_THREADS as u64 => Err(SpecError::BadValue(
+                "threads".into(),
+                t.to_string(),
+                self.text.clone(),
+                format!("at most {MAX_SEARCH_THREADS}"),
+            )),
+            t => Ok(t.map_or(1, |t| t as usize)),
+        }
+    }
+
+    /// A pool of the `threads` option's threads for a network player's
+    /// searches (shared by the players of one factory), None for 1.
+    pub fn search_pool(&self) -> Result<Option<Arc<rayon::ThreadPool>>, SpecError> {
+        match self.threads()? {
+            1 => Ok(None),
+            n => crate::util::thread_pool(n)
+                .map(|p| Some(Arc::new(p)))
+                .map_err(|e| SpecError::BadValue("threads".into(), n.to_string(), self.text.clone(), e)),
         }
     }
 
@@ -281,7 +310,8 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
             }))
         }
         PlayerKind::AlphaBeta => {
-            spec.check_options(&["depth", "nodes", "movetime"])?;
+            spec.check_options(&["depth", "nodes", "movetime", "threads"])?;
+            let threads = spec.threads()?;
             let limits = Limits {
                 depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
                 nodes: spec.get_positive("nodes")?,
@@ -295,7 +325,9 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
             } else {
                 limits
             };
-            Ok(Arc::new(move |_| Box::new(AlphaBeta::new(name.clone(), limits))))
+            Ok(Arc::new(move |_| {
+                Box::new(AlphaBeta::new(name.clone(), limits).with_threads(threads))
+            }))
         }
         PlayerKind::Mcts => {
             let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();

@@ -58,6 +58,10 @@ pub struct ArenaOpts {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Games played at once (default: one per core). With players given
+    /// `threads=N`, `--concurrency 1` leaves each search its own threads.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -162,13 +166,19 @@ fn run_game<P: RunGame>(
     let tasks = schedule(&pairs, &s);
     let pb = progress_bar(tasks.len() as u64, "games", o.quiet);
     let t = Instant::now();
-    let (records, verdict) = match sprt {
+    let play = || match sprt {
         None => (run_games(&tasks, &names, &factories, &s, &pb), None),
         Some(t) => {
             let chunk = 2 * rayon::current_num_threads();
             let (r, v) = run_sprt(&tasks, &names, &factories, &s, t, chunk, &pb);
             (r, Some(v))
         }
+    };
+    let (records, verdict) = match o.concurrency {
+        None => play(),
+        Some(n) => damone::util::thread_pool(n as usize)
+            .map_err(anyhow::Error::msg)?
+            .install(play),
     };
     pb.finish_and_clear();
     let standings = Standings::compute(&names, &records, anchor);

@@ -47,22 +47,34 @@ pub struct MovesArgs {
 pub struct BenchArgs {
     /// What to measure: perft (leaf nodes/s), search (alpha-beta nodes/s,
     /// MCTS simulations/s), net (network evaluations/s and training
-    /// samples/s) or all.
-    #[arg(long, default_value = "perft", value_parser = ["perft", "search", "net", "all"])]
+    /// samples/s), threads (one network player's and one alpha-beta's
+    /// search on 1 and more threads) or all.
+    #[arg(long, default_value = "perft", value_parser = ["perft", "search", "net", "threads", "all"])]
     suite: String,
-    /// Perft depth for the start position.
+    /// Perft depth for the start position; with `--suite threads`,
+    /// alpha-beta's depth.
     #[arg(long, default_value_t = 9)]
     depth: u32,
-    /// Repetitions for perft; the best run is reported.
+    /// Repetitions for perft (the best run is reported); with `--suite
+    /// threads`, rounds over the thread counts.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// `--suite threads`: the network player (a player file or a
+    /// checkpoint or run folder of Damone; default: a fresh network of
+    /// `--config`'s model).
+    #[arg(long)]
+    player: Option<std::path::PathBuf>,
+    /// `--suite threads`: the network player's simulations per move.
+    #[arg(long, default_value_t = 64)]
+    sims: u32,
     /// Batch sizes for `--suite net`, comma-separated (e.g. 1,16,64,256).
     #[arg(long, default_value = "256", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4096))]
     batch: Vec<u32>,
     /// Model config for `--suite net` (default: the embedded default config).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
-    /// Thread counts for `--suite net`, comma-separated (default: all cores).
+    /// Thread counts for `--suite net` (default: all cores) and `--suite
+    /// threads` (default: 1 and all cores), comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: Vec<u32>,
     /// Seconds of measurement per figure in `--suite net`.
@@ -162,10 +174,11 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         "perft" => bench_perft(&a),
         "search" => bench_search(),
         "net" => bench_net(&a),
+        "threads" => bench_threads(&a),
         "all" => bench_perft(&a)
             .and_then(|_| bench_search())
             .and_then(|_| bench_net(&a)),
-        other => bail!("unknown --suite '{other}' (expected perft, search, net or all)"),
+        other => bail!("unknown --suite '{other}' (expected perft, search, net, threads or all)"),
     }
 }
 
@@ -208,6 +221,63 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
             }
         },
     )
+    .map_err(anyhow::Error::msg)
+}
+
+/// Prints the network player's simulations/s and alpha-beta's nodes/s and
+/// time to depth at each thread count.
+fn bench_threads(a: &BenchArgs) -> Result<()> {
+    let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
+    let (net, params) = match &a.player {
+        Some(path) => {
+            let loaded = damone::player::LoadedNet::load(path)?;
+            if loaded.header.game != damone::game::GameKind::Damone {
+                bail!(
+                    "{} plays {}: the threads suite measures Damone players",
+                    path.display(),
+                    loaded.header.game
+                );
+            }
+            let params = loaded.header.search.for_play(a.sims);
+            (loaded.net, params)
+        }
+        None => {
+            let device = burn::tensor::Device::flex();
+            device.seed(1);
+            (cfg.model.init(&device), cfg.search.for_play(a.sims))
+        }
+    };
+    if a.sims == 0 {
+        bail!("--sims must be at least 1");
+    }
+    let threads = if a.threads.is_empty() {
+        damone::player::rate::default_equal_time_threads()
+    } else {
+        a.threads.iter().map(|&t| t as usize).collect()
+    };
+    let suite = damone::bench::threads::ThreadsBenchConfig {
+        net,
+        params,
+        threads,
+        rounds: a.repeat as usize,
+        positions: 40,
+        depth: a.depth,
+    };
+    damone::bench::threads::threads_suite(&suite, &mut |f| {
+        let per = if f.what == "alphabeta" {
+            format!("{:.1} ms to depth {}", f.seconds_per_search * 1e3, a.depth)
+        } else {
+            format!("{:.2} ms per move of {} sims", f.seconds_per_search * 1e3, a.sims)
+        };
+        println!(
+            "round {} {} threads {}: {:.0} {}/s, {per}",
+            f.round + 1,
+            f.what,
+            f.threads,
+            f.per_second,
+            f.unit
+        );
+    })
     .map_err(anyhow::Error::msg)
 }
 

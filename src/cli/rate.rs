@@ -21,9 +21,16 @@ pub struct RateArgs {
     /// Games per match (even; 100 bound each score's 95% interval to ±10 points).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
-    /// Skip the match against alpha-beta at equal time per move.
+    /// Skip the matches against alpha-beta at equal time per move.
     #[arg(long)]
     pub no_equal_time: bool,
+    /// The threads each side's search gets at equal time, one match per
+    /// count, comma-separated (default: 1 and every core of the machine).
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub equal_time_threads: Vec<usize>,
+    /// Skip the fixed-simulation ladder (play only equal time and the raw policy).
+    #[arg(long)]
+    pub no_ladder: bool,
     /// Depth of the alpha-beta the raw policy (no search) plays; 0 = skip.
     #[arg(long, default_value_t = 2)]
     pub policy_depth: u32,
@@ -54,7 +61,13 @@ pub struct RateArgs {
 fn line(r: &RatingRow) -> String {
     let who = match r.mode.as_str() {
         "policy" => "raw policy".to_string(),
-        "equal-time" => format!("{} sims ({:.1} ms/move)", r.sims, r.net_ms_per_move),
+        "equal-time" => format!(
+            "{} sims ({:.1} ms/move, {} thread{})",
+            r.sims,
+            r.net_ms_per_move,
+            r.threads,
+            if r.threads == 1 { "" } else { "s" }
+        ),
         _ => format!("{} sims", r.sims),
     };
     format!(
@@ -84,6 +97,7 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
         depths: a.depths.clone(),
         games: a.games,
         equal_time: !a.no_equal_time,
+        ladder: !a.no_ladder,
         policy_depth: (a.policy_depth > 0).then_some(a.policy_depth),
         opening_plies: a.opening_plies,
         seed: a.seed,
@@ -91,6 +105,14 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
         every: a.every.unwrap_or(0),
         csv: a.csv.clone(),
         ..Default::default()
+    };
+    let cfg = if a.equal_time_threads.is_empty() {
+        cfg
+    } else {
+        RateConfig {
+            equal_time_threads: a.equal_time_threads.clone(),
+            ..cfg
+        }
     };
     cfg.validate()?;
     let device = a.device.open()?;

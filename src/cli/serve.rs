@@ -25,6 +25,11 @@ pub struct ServeArgs {
     /// The most simulations one analysis may run.
     #[arg(long, default_value_t = 4000)]
     pub max_sims: u32,
+    /// Threads of each network or alpha-beta search (the network's leaves
+    /// batched over them, alpha-beta by Lazy SMP); searches of several
+    /// games run side by side besides.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub search_threads: u32,
     /// Require this token (16 or more letters and digits) on every request;
     /// beyond loopback a random one is made when neither this nor
     /// --watch-only is given. The URL printed at start carries it.
@@ -69,6 +74,7 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
         run: a.run,
         players_dir: a.players,
         max_sims: a.max_sims,
+        search_threads: a.search_threads as usize,
         device: a.device.open()?,
         ..Default::default()
     };

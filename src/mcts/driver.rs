@@ -141,9 +141,14 @@ pub fn apply_all<P: GamePosition>(
 pub fn search_batched<P: GamePosition>(trees: &mut [&mut Tree<P>], evaluator: &mut dyn Evaluator<P>) {
     let mut tagged: Vec<(usize, &mut Tree<P>)> = trees.iter_mut().map(|t| &mut **t).enumerate().collect();
     loop {
-        let leaves = take_leaves_all(&mut tagged);
+        let mut leaves = take_leaves_all(&mut tagged);
         if !leaves.is_empty() {
             let evals = evaluate_leaves(evaluator, &leaves);
+            if let ([(_, tree)], 2..) = (&tagged[..], leaves.len()) {
+                // One tree (a player's search): its leaves' tactical checks
+                // spread over the threads before it applies them in order.
+                leaves.par_iter_mut().for_each(|(_, leaf)| tree.check_leaf(leaf));
+            }
             apply_all(&mut tagged, leaves, evals);
         } else if tagged.iter().all(|(_, t)| !t.wants_more()) {
             break;

@@ -18,6 +18,9 @@ pub struct Leaf<P: GamePosition = Position> {
     pub game: Game<P>,
     pub moves: Vec<P::Move>,
     path: Vec<u32>,
+    /// The moves the tactical check keeps, when it ran before
+    /// [`Tree::apply`] ([`Tree::check_leaf`]).
+    keep: Option<Vec<bool>>,
 }
 
 /// What one selection step produced.
@@ -175,7 +178,12 @@ impl<P: GamePosition> Tree<P> {
                     }
                     self.sims += 1;
                     self.in_flight += 1;
-                    return Selection::NeedsEval(Leaf { game, moves, path });
+                    return Selection::NeedsEval(Leaf {
+                        game,
+                        moves,
+                        path,
+                        keep: None,
+                    });
                 }
                 State::Expanded => {
                     let is_root = node == self.root;
@@ -228,15 +236,37 @@ impl<P: GamePosition> Tree<P> {
         nd.state = State::Expanded;
     }
 
+    /// Whether expanding `leaf` runs the in-tree tactical check (not at
+    /// the root, which has its own).
+    fn checks_tactics(&self, leaf: &Leaf<P>) -> bool {
+        self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && leaf.path.len() > 1
+    }
+
+    /// Run `leaf`'s tactical check now, with scratch lists of its own, so
+    /// that the leaves of one tree can be checked on several threads; its
+    /// [`Tree::apply`] then takes the result instead of checking again.
+    pub fn check_leaf(&self, leaf: &mut Leaf<P>) {
+        if leaf.keep.is_none() && self.checks_tactics(leaf) {
+            let margin = self.params.tactics_margin;
+            let keep = super::tactics::Tactics::default().keep(leaf.game.position(), &leaf.moves, margin);
+            leaf.keep = Some(keep);
+        }
+    }
+
     /// Expand a leaf with its evaluation and back up its value.
-    pub fn apply(&mut self, leaf: Leaf<P>, eval: Evaluation) {
+    pub fn apply(&mut self, mut leaf: Leaf<P>, eval: Evaluation) {
         let node = *leaf.path.last().expect("non-empty path");
         let first = self.edges.len() as u32;
         // The moves the in-tree tactical check keeps (None: it is off here,
         // every move is kept, with no list to allocate per expansion).
-        let check = self.params.tactics_in_tree && self.params.tactics_margin > 0.0 && node != self.root;
         let margin = self.params.tactics_margin;
-        let keep = check.then(|| self.tactics.keep(leaf.game.position(), &leaf.moves, margin));
+        let keep = match leaf.keep.take() {
+            Some(keep) => Some(keep),
+            None if self.checks_tactics(&leaf) => {
+                Some(self.tactics.keep(leaf.game.position(), &leaf.moves, margin))
+            }
+            None => None,
+        };
         let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
         let prior = |i: usize| eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
         let n = (0..leaf.moves.len()).filter(|&i| kept(i)).count();

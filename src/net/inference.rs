@@ -37,6 +37,22 @@ use std::cell::RefCell;
 /// channels) stays in L2.
 const CHUNK: usize = 8;
 
+/// Batches up to this size run one position per rayon task: a player's
+/// few leaves (one per thread) are spread over every thread, and one
+/// position alone costs a core no more per position than a chunk does.
+const SMALL_BATCH: usize = 16;
+
+/// Positions per tower chunk for a batch of `n`: 1 in a small batch, else
+/// [`CHUNK`]. It depends on the batch alone, so that a batch gives the
+/// same bits on any number of threads.
+fn chunk_len(n: usize) -> usize {
+    if n <= SMALL_BATCH {
+        1
+    } else {
+        CHUNK
+    }
+}
+
 /// A tensor's values as `f32`s.
 pub(crate) fn vec_of<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data()
@@ -527,13 +543,14 @@ impl FastNet {
         let mut policy_in = vec![0.0f32; n * pin];
         let mut value = vec![0.0f32; n * 3];
         let mut material = vec![0.0f32; n];
-        if n <= CHUNK {
+        let chunk = chunk_len(n);
+        if n <= chunk {
             self.trunk_chunk(obs, &mut policy_in, &mut value, &mut material);
         } else {
-            obs.par_chunks(CHUNK)
-                .zip(policy_in.par_chunks_mut(CHUNK * pin))
-                .zip(value.par_chunks_mut(CHUNK * 3))
-                .zip(material.par_chunks_mut(CHUNK))
+            obs.par_chunks(chunk)
+                .zip(policy_in.par_chunks_mut(chunk * pin))
+                .zip(value.par_chunks_mut(chunk * 3))
+                .zip(material.par_chunks_mut(chunk))
                 .for_each(|(((o, p), v), m)| self.trunk_chunk(o, p, v, m));
         }
         Trunk {

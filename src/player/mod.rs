@@ -309,9 +309,10 @@ impl LoadedNet {
 }
 
 /// A factory for any player spec: `random`, `alphabeta:...`, `mcts:...`,
-/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR]`
-/// where PATH is a checkpoint folder or a player file and DIR a folder of
-/// Damone endgame tables (built for the default no-progress limit). A bare existing
+/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T]`
+/// where PATH is a checkpoint folder or a player file, DIR a folder of
+/// Damone endgame tables (built for the default no-progress limit) and T
+/// the threads of each search ([`MctsPlayer::with_pool`]). A bare existing
 /// path that is not a spec is read as `net:PATH`.
 pub fn factory<P: RunGame>(text: &str) -> Result<PlayerFactory<P>, LoadError> {
     open(text).map(|(f, _)| f)
@@ -403,8 +404,9 @@ pub fn open_on<P: RunGame>(
         return Ok((builtin_factory(&spec)?, None));
     }
     let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
-    allowed.push("tb");
+    allowed.extend(["tb", "threads"]);
     spec.check_options(&allowed)?;
+    let pool = spec.search_pool()?;
     let exact = match spec.options.get("tb") {
         None => None,
         Some(dir) => Some(
@@ -430,7 +432,8 @@ pub fn open_on<P: RunGame>(
         Box::new(
             loaded
                 .player_with::<P>(&name, params.clone(), seed)
-                .with_exact_values(exact.clone()),
+                .with_exact_values(exact.clone())
+                .with_pool(pool.clone()),
         )
     });
     Ok((f, Some(header)))

@@ -6,9 +6,11 @@
 //!   per seeded opening, one with each colour; 100 games bound the 95%
 //!   interval of a score to ±9.8 points whatever the results);
 //! - **equal time**: the same player against alpha-beta given, per move,
-//!   the network player's own mean time per move (measured first, one game
-//!   at a time on one thread, as the games are then played), so that
-//!   neither side has more wall time;
+//!   the network player's own mean time per move (measured first, in the
+//!   setting the games are then played in: one game at a time), so that
+//!   neither side has more wall time; once with each side's search on one
+//!   thread, and once with each on the whole machine (the network player
+//!   gathering a batch of leaves per thread, alpha-beta by Lazy SMP);
 //! - **raw policy**: the network's most likely move, no search, against
 //!   alpha-beta at `policy_depth`.
 //!
@@ -45,6 +47,11 @@ pub struct RateConfig {
     pub games: u32,
     /// Also play alpha-beta at equal time per move.
     pub equal_time: bool,
+    /// The threads each side's search gets in the equal-time matches, one
+    /// match per entry (default: 1, and every core of the machine).
+    pub equal_time_threads: Vec<usize>,
+    /// Play the fixed-simulation ladder (`depths`).
+    pub ladder: bool,
     /// Also play the raw policy against alpha-beta at this depth.
     pub policy_depth: Option<u32>,
     /// Random plies from the start for each opening.
@@ -70,6 +77,8 @@ impl Default for RateConfig {
             depths: vec![2, 4, 6],
             games: 100,
             equal_time: true,
+            equal_time_threads: default_equal_time_threads(),
+            ladder: true,
             policy_depth: Some(2),
             opening_plies: 4,
             seed: 1,
@@ -78,6 +87,16 @@ impl Default for RateConfig {
             every: 0,
             csv: None,
         }
+    }
+}
+
+/// One thread, and every core of the machine (when it has more than one).
+pub fn default_equal_time_threads() -> Vec<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 {
+        vec![1, cores]
+    } else {
+        vec![1]
     }
 }
 
@@ -98,6 +117,9 @@ pub struct RatingRow {
     pub sims: u32,
     /// The network player's mean milliseconds per move (equal time only).
     pub net_ms_per_move: f64,
+    /// The threads of each side's search (0 in rows written before the
+    /// column existed, which were one thread).
+    pub threads: u32,
     pub games: u32,
     pub wins: u32,
     pub draws: u32,
@@ -167,14 +189,31 @@ impl RateConfig {
         if self.equal_time && self.timing_positions == 0 {
             return bad("timing_positions must be at least 1".into());
         }
+        let max = crate::arena::spec::MAX_SEARCH_THREADS;
+        if self.equal_time
+            && (self.equal_time_threads.is_empty()
+                || self.equal_time_threads.iter().any(|&t| t == 0 || t > max))
+        {
+            return bad(format!(
+                "equal-time threads must be 1 to {max} (at least one count)"
+            ));
+        }
         Ok(())
     }
 }
 
 /// The network player's mean wall time per move at `sims`, one search at a
-/// time on the calling thread's pool.
-pub fn time_per_move<P: RunGame>(net: &LoadedNet, sims: u32, positions: usize, seed: u64) -> Duration {
-    let mut p = net.player_with::<P>("timing", net.header.search.for_play(sims), seed);
+/// time, each on the threads of `pool` (None: the calling thread).
+pub fn time_per_move<P: RunGame>(
+    net: &LoadedNet,
+    sims: u32,
+    positions: usize,
+    seed: u64,
+    pool: Option<Arc<rayon::ThreadPool>>,
+) -> Duration {
+    let mut p = net
+        .player_with::<P>("timing", net.header.search.for_play(sims), seed)
+        .with_pool(pool);
     p.set_budget(Some(Budget::Simulations(sims)));
     let games = bench_games_from(<P as GamePosition>::start(Default::default()), positions, seed);
     // One move first: warm caches and lazy set-up out of the figure.
@@ -211,9 +250,6 @@ fn rate_game<P: RunGame>(
     on: &mut dyn FnMut(&RateEvent),
 ) -> Result<Vec<RatingRow>, RateError> {
     let mut rows = Vec::new();
-    // Equal-time games and their timing run on one thread: the figure the
-    // opponent gets must be the time the network took in the same setting.
-    let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
         let rating = CheckpointRating::<P> {
@@ -224,6 +260,7 @@ fn rate_game<P: RunGame>(
                 train_minutes: ck.state.wall_s / 60.0,
                 train_games: ck.state.games,
                 games: cfg.games,
+                threads: 1,
                 ..Default::default()
             },
             device,
@@ -231,7 +268,9 @@ fn rate_game<P: RunGame>(
         };
         rating.play_ladder(&mut rows, on);
         if cfg.equal_time {
-            rating.play_equal_time(&one, &mut rows, on);
+            for &threads in &cfg.equal_time_threads {
+                rating.play_equal_time(threads, &mut rows, on)?;
+            }
         }
     }
     let path = cfg.csv_path(dir);
@@ -294,15 +333,18 @@ impl<P: RunGame> CheckpointRating<'_, P> {
         rows.push(row);
     }
 
-    /// The fixed-simulation ladder, then the raw policy.
+    /// The fixed-simulation ladder (unless `ladder` is off), then the raw policy.
     fn play_ladder(&self, rows: &mut Vec<RatingRow>, on: &mut dyn FnMut(&RateEvent)) {
         let params = self.loaded.header.search.clone();
-        let mut ladder: Vec<(&str, Searcher<'_>, u32)> = self
-            .cfg
-            .depths
-            .iter()
-            .map(|&d| ("sims", Searcher::Mcts(&params), d))
-            .collect();
+        let mut ladder: Vec<(&str, Searcher<'_>, u32)> = Vec::new();
+        if self.cfg.ladder {
+            ladder.extend(
+                self.cfg
+                    .depths
+                    .iter()
+                    .map(|&d| ("sims", Searcher::Mcts(&params), d)),
+            );
+        }
         if let Some(d) = self.cfg.policy_depth {
             ladder.push(("policy", Searcher::Policy, d));
         }
@@ -340,50 +382,48 @@ impl<P: RunGame> CheckpointRating<'_, P> {
         }
     }
 
-    /// Alpha-beta given the network player's own time per move, on one thread.
+    /// Alpha-beta given the network player's own time per move, each
+    /// side's search on `threads` threads, the games one at a time.
     fn play_equal_time(
         &self,
-        one: &rayon::ThreadPool,
+        threads: usize,
         rows: &mut Vec<RatingRow>,
         on: &mut dyn FnMut(&RateEvent),
-    ) {
+    ) -> Result<(), RateError> {
         let cfg = self.cfg;
-        let per_move =
-            one.install(|| time_per_move::<P>(&self.loaded, cfg.sims, cfg.timing_positions, cfg.seed));
+        // The games are driven from one thread; each search runs on its
+        // own threads (the network's pool, alpha-beta's helpers), and the
+        // time measured is the network's in that same setting.
+        let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
+        let pool = match threads {
+            1 => None,
+            n => Some(Arc::new(crate::util::thread_pool(n).map_err(RateError::Invalid)?)),
+        };
+        let per_move = one.install(|| {
+            time_per_move::<P>(
+                &self.loaded,
+                cfg.sims,
+                cfg.timing_positions,
+                cfg.seed,
+                pool.clone(),
+            )
+        });
         let ms = per_move.as_secs_f64() * 1e3;
-        let opponent = format!("alphabeta:movetime={ms:.1}ms");
+        let opponent = match threads {
+            1 => format!("alphabeta:movetime={ms:.1}ms"),
+            n => format!("alphabeta:movetime={ms:.1}ms,threads={n}"),
+        };
         on(&RateEvent::Match {
             iteration: self.base.iteration,
             mode: "equal-time".into(),
             opponent: opponent.clone(),
             games: cfg.games,
         });
-        let net = Arc::new(self.loaded.clone());
-        let params = self.loaded.header.search.clone();
-        let seed = cfg.seed;
-        let net_player: PlayerFactory<P> = Arc::new(move |s| {
-            Box::new(net.player_with::<P>("net", params.clone(), derive_seed(seed, "rate-net", s)))
-                as Box<dyn Player<P>>
-        });
-        let limits = Limits {
-            movetime: Some(per_move),
-            ..Default::default()
-        };
-        let ab_name = opponent.clone();
-        let alphabeta: PlayerFactory<P> =
-            Arc::new(move |_| Box::new(AlphaBeta::<P>::new(ab_name.clone(), limits)) as Box<dyn Player<P>>);
+        let players = self.equal_time_players(&opponent, per_move, threads, pool);
         let names = vec!["net".to_string(), opponent.clone()];
         let tasks = schedule(&[(0, 1)], &self.settings);
         let progress = indicatif::ProgressBar::hidden();
-        let records = one.install(|| {
-            run_games(
-                &tasks,
-                &names,
-                &[net_player, alphabeta],
-                &self.settings,
-                &progress,
-            )
-        });
+        let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &progress));
         let mut wdl = (0, 0, 0);
         for r in &records {
             match r.score_for_player(0) {
@@ -398,9 +438,40 @@ impl<P: RunGame> CheckpointRating<'_, P> {
             opponent,
             sims: cfg.sims,
             net_ms_per_move: ms,
+            threads: threads as u32,
             ..self.base.clone()
         };
         Self::finish(row, wdl, rows, on);
+        Ok(())
+    }
+
+    /// The network player (searching on `pool`) and alpha-beta at
+    /// `per_move` on `threads` threads, named `opponent`.
+    fn equal_time_players(
+        &self,
+        opponent: &str,
+        per_move: Duration,
+        threads: usize,
+        pool: Option<Arc<rayon::ThreadPool>>,
+    ) -> [PlayerFactory<P>; 2] {
+        let net = Arc::new(self.loaded.clone());
+        let params = self.loaded.header.search.clone();
+        let seed = self.cfg.seed;
+        let net_player: PlayerFactory<P> = Arc::new(move |s| {
+            Box::new(
+                net.player_with::<P>("net", params.clone(), derive_seed(seed, "rate-net", s))
+                    .with_pool(pool.clone()),
+            ) as Box<dyn Player<P>>
+        });
+        let limits = Limits {
+            movetime: Some(per_move),
+            ..Default::default()
+        };
+        let name = opponent.to_string();
+        let alphabeta: PlayerFactory<P> = Arc::new(move |_| {
+            Box::new(AlphaBeta::<P>::new(name.clone(), limits).with_threads(threads)) as Box<dyn Player<P>>
+        });
+        [net_player, alphabeta]
     }
 }
 
@@ -412,6 +483,7 @@ pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> anyhow::Result<bool>
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for r in rows {
         let name = match r.mode.as_str() {
+            "equal-time" if r.threads > 1 => format!("equal time, {} threads", r.threads),
             "equal-time" => "equal time".to_string(),
             "policy" => format!("raw policy vs {}", r.opponent),
             _ => format!("{} sims vs {}", r.sims, r.opponent),

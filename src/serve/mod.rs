@@ -64,6 +64,9 @@ pub struct ServeConfig {
     pub players_dir: Option<PathBuf>,
     /// The most simulations one analysis may run.
     pub max_sims: u32,
+    /// Threads of each network or alpha-beta search (a spec's `threads`
+    /// option on the players listed).
+    pub search_threads: usize,
     /// How often the run's files are read for new rows.
     pub poll: Duration,
     /// Where network players run.
@@ -90,6 +93,7 @@ impl Default for ServeConfig {
             run: None,
             players_dir: None,
             max_sims: 4000,
+            search_threads: 1,
             poll: Duration::from_millis(500),
             device: ComputeDevice::cpu(),
             access: Access::Open,
@@ -244,6 +248,14 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
             spec: spec.into(),
             label: label.into(),
         });
+    }
+    if cfg.search_threads > 1 {
+        for p in out
+            .iter_mut()
+            .filter(|p| p.spec.starts_with("net:") || p.spec.starts_with("alphabeta:"))
+        {
+            p.spec = format!("{},threads={}", p.spec, cfg.search_threads);
+        }
     }
     out
 }

@@ -3,7 +3,10 @@
 //! evaluations and training samples per second on each device, thread
 //! count and batch, interleaved so that figures of one run compare. Each
 //! suite reports its figures through a callback as they are measured; the
-//! command line only prints them.
+//! command line only prints them. One search on several threads is
+//! measured in [`threads`].
+
+pub mod threads;
 
 use crate::arena::{AlphaBeta, Limits};
 use crate::data::Sample;
