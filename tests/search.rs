@@ -989,7 +989,6 @@ fn a_search_player_on_a_pool_batches_one_leaf_per_thread() {
 /// that does not take it, is refused by name.
 #[test]
 fn the_threads_option() {
-    use damone::arena::Player as _;
     let spec = PlayerSpec::parse("alphabeta:depth=2,threads=2").unwrap();
     let mut p = builtin_factory::<Position>(&spec).unwrap()(1);
     let g = Game::from_variant(Variant::Standard, DrawRules::default());

@@ -22,7 +22,8 @@ pub use versus::{parse_color, VersusGame};
 
 use crate::game::{Game, GamePosition, Move, Position};
 use crate::mcts::{
-    search, Budget, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult, Tree, Wdl,
+    search, Budget, DecisiveOnly, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult, Tree,
+    Wdl,
 };
 use crate::util::Rng;
 use rand::Rng as _;
@@ -89,6 +90,32 @@ impl<M: Copy> From<SearchResult<M>> for Analysis<M> {
             simulations: r.simulations,
         }
     }
+}
+
+/// The searched move of a drawn position the exact values cover, or, if
+/// they call it lost, the most visited move that keeps the draw (their own
+/// best move if the search kept none).
+fn drawing_move<P: GamePosition>(
+    exact: &dyn ExactValues<P>,
+    game: &Game<P>,
+    r: &SearchResult<P::Move>,
+) -> P::Move {
+    let loses = |m: &P::Move| {
+        let mut after = game.clone();
+        after.play_unchecked(m);
+        exact.exact(&after) == Some(Wdl::WIN)
+    };
+    if !loses(&r.best) {
+        return r.best;
+    }
+    let mut order: Vec<usize> = (0..r.moves.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(r.visits[i]));
+    order
+        .into_iter()
+        .map(|i| r.moves[i])
+        .find(|m| !loses(m))
+        .or_else(|| exact.best_move(game))
+        .unwrap_or(r.best)
 }
 
 /// Plays a uniformly random legal move.
@@ -164,8 +191,11 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
         self
     }
 
-    /// The same player with exact values: its searches use them below the
-    /// root, and at a position they cover it plays their best move.
+    /// The same player with exact values: at a won or lost position they
+    /// cover it plays their best move, and its searches take the won and
+    /// lost positions below the root as finished games. A drawn position
+    /// is searched as any other ([`DecisiveOnly`]: an opponent may still
+    /// go wrong there), and at one it never plays a move they call lost.
     pub fn with_exact_values(mut self, exact: Option<Arc<dyn ExactValues<P>>>) -> Self {
         self.exact = exact;
         self.tree = None;
@@ -187,7 +217,11 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
         if stale {
             let seed = self.rng.random::<u64>();
             let mut tree = Tree::new(game, self.params.clone(), rand::SeedableRng::seed_from_u64(seed));
-            tree.set_exact_values(self.exact.clone());
+            let decisive = self
+                .exact
+                .clone()
+                .map(|e| Arc::new(DecisiveOnly(e)) as Arc<dyn ExactValues<P>>);
+            tree.set_exact_values(decisive);
             self.tree = Some(tree);
         }
         let tree = self.tree.as_mut().expect("tree");
@@ -212,12 +246,20 @@ impl<P: GamePosition, E: Evaluator<P> + Send> Player<P> for MctsPlayer<E, P> {
         self.name.clone()
     }
     fn choose(&mut self, game: &Game<P>) -> P::Move {
-        if let Some(m) = self.exact.as_ref().and_then(|e| e.best_move(game)) {
-            return m;
+        let exact = self.exact.clone();
+        let known = exact.as_ref().and_then(|e| e.exact(game));
+        if known.is_some_and(|w| w != Wdl::DRAW) {
+            if let Some(m) = exact.as_ref().and_then(|e| e.best_move(game)) {
+                return m;
+            }
         }
-        self.search(game)
-            .map(|r| r.best)
-            .unwrap_or_else(|| game.position().legal_moves()[0])
+        let Some(r) = self.search(game) else {
+            return game.position().legal_moves()[0];
+        };
+        match (exact, known) {
+            (Some(e), Some(_)) => drawing_move(e.as_ref(), game, &r),
+            _ => r.best,
+        }
     }
     fn analyse(&mut self, game: &Game<P>) -> Option<Analysis<P::Move>> {
         if game.outcome().is_some() {

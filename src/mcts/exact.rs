@@ -24,6 +24,22 @@ pub trait ExactValues<P: GamePosition>: Send + Sync {
     }
 }
 
+/// Exact values with the drawn positions left out: a player's search goes
+/// on searching a drawn ending, where an opponent that errs may still
+/// lose, while won and lost positions stay exact. (Self-play keeps the
+/// draws: there the exact value is the target.)
+pub struct DecisiveOnly<P: GamePosition>(pub Arc<dyn ExactValues<P>>);
+
+impl<P: GamePosition> ExactValues<P> for DecisiveOnly<P> {
+    fn exact(&self, game: &Game<P>) -> Option<Wdl> {
+        self.0.exact(game).filter(|w| *w != Wdl::DRAW)
+    }
+
+    fn best_move(&self, game: &Game<P>) -> Option<P::Move> {
+        self.exact(game).and_then(|_| self.0.best_move(game))
+    }
+}
+
 impl ExactValues<Position> for Tablebase {
     /// The tables' value with the position's no-progress counter; None
     /// where no table covers it or the game's no-progress limit is not the

@@ -335,3 +335,48 @@ fn a_player_with_the_tables_converts_won_positions() {
         won += 1;
     }
 }
+
+/// At a drawn position the tables cover, a player given them searches it
+/// (drawn positions are not finished games to its search) and never plays
+/// a move the tables call lost.
+#[test]
+fn a_player_with_the_tables_keeps_drawn_positions_drawn() {
+    use crate::arena::{MctsPlayer, Player};
+    use crate::game::{DrawRules, Game};
+    use crate::mcts::{DecisiveOnly, ExactValues, SearchParams};
+    use std::sync::Arc;
+    let (tb, dir) = three();
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let decisive = DecisiveOnly(tables.clone());
+    let materials = tb.materials();
+    let mut rng = rng_stream(4, "tb-draws", 0);
+    let mut checked = 0;
+    for _ in 0..200_000 {
+        if checked == 12 {
+            break;
+        }
+        let m = &materials[rng.random_range(0..materials.len())];
+        let Some(p) = m.position(rng.random_range(0..m.table_len())) else {
+            continue;
+        };
+        let values = tb.move_values(&p).unwrap_or_default();
+        let some_lose = values.iter().any(|(_, v)| matches!(v, Value::Loss(_)));
+        if tb.probe(&p) != Some(Value::Draw) || !some_lose {
+            continue;
+        }
+        let game = Game::new(p, DrawRules::default());
+        assert_eq!(tables.exact(&game), Some(crate::mcts::Wdl::DRAW));
+        assert_eq!(decisive.exact(&game), None, "a draw is left to the search");
+        let params = SearchParams {
+            simulations: 30,
+            ..SearchParams::plain()
+        };
+        let mut me = MctsPlayer::new("mcts".into(), params, 1, rng_stream(checked, "p", 0))
+            .with_exact_values(Some(tables.clone()));
+        let mv = me.choose(&game);
+        let (_, v) = values.iter().find(|(m, _)| *m == mv).expect("a legal move");
+        assert!(!matches!(v, Value::Loss(_)), "{} in {}", mv, p.to_fen());
+        checked += 1;
+    }
+    assert_eq!(checked, 12, "too few drawn positions with a losing move");
+}
