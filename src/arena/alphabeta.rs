@@ -446,27 +446,11 @@ impl<P: Baseline> Worker<P> {
             return pos.evaluate();
         }
         let key = pos.hash_key();
-        let mut tt_move = 0;
-        if let Some(e) = self.tt.load(key) {
-            tt_move = e.best;
-            if e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
-                if e.bound == EXACT || (e.bound == LOWER && s >= beta) || (e.bound == UPPER && s <= *alpha) {
-                    return s;
-                }
-            }
-        }
-        if moves.len() > 1 {
-            let hist = &self.history;
-            moves.sort_by_cached_key(|m| {
-                let code = P::move_code(m);
-                if code == tt_move {
-                    i32::MIN
-                } else {
-                    -(P::captures(m) as i32 * 1_000_000) - hist[code as usize]
-                }
-            });
-        }
+        let tt_move = match self.probe(key, depth, ply, *alpha, beta) {
+            Ok(score) => return score,
+            Err(tt_move) => tt_move,
+        };
+        self.order(moves, tt_move);
         let alpha0 = *alpha;
         let mut best = -WIN - 1;
         let mut best_code = 0;
@@ -510,6 +494,38 @@ impl<P: Baseline> Worker<P> {
         };
         self.tt.store(key, entry);
         best
+    }
+
+    /// The shared table's word on `key` at `depth`: Ok(its score) when it
+    /// settles the node within (`alpha`, `beta`), else Err(the best move
+    /// it stored, 0 for none).
+    fn probe(&self, key: u64, depth: i32, ply: usize, alpha: i32, beta: i32) -> Result<i32, u16> {
+        let Some(e) = self.tt.load(key) else {
+            return Err(0);
+        };
+        if e.depth as i32 >= depth {
+            let s = from_tt(e.score, ply);
+            if e.bound == EXACT || (e.bound == LOWER && s >= beta) || (e.bound == UPPER && s <= alpha) {
+                return Ok(s);
+            }
+        }
+        Err(e.best)
+    }
+
+    /// Search order: the table's move, then captures (larger first), then
+    /// quiet moves by their history counts.
+    fn order(&self, moves: &mut [P::Move], tt_move: u16) {
+        if moves.len() > 1 {
+            let hist = &self.history;
+            moves.sort_by_cached_key(|m| {
+                let code = P::move_code(m);
+                if code == tt_move {
+                    i32::MIN
+                } else {
+                    -(P::captures(m) as i32 * 1_000_000) - hist[code as usize]
+                }
+            });
+        }
     }
 }
 

@@ -186,28 +186,35 @@ impl<P: GamePosition> Tree<P> {
                     });
                 }
                 State::Expanded => {
-                    let is_root = node == self.root;
-                    let local = if is_root && self.gumbel.is_some() {
-                        let c = self.gumbel_root_choice();
-                        root_choice = Some(c);
-                        c
-                    } else if self.params.algorithm == SearchAlgorithm::Gumbel && !is_root {
-                        self.select_gumbel_interior(node)
-                    } else {
-                        self.select_puct(node, is_root)
-                    };
-                    let ei = (self.nodes[node as usize].first_edge + local) as usize;
-                    if self.edges[ei].child == NO_NODE {
-                        self.nodes.push(Node::new());
-                        self.edges[ei].child = (self.nodes.len() - 1) as u32;
-                    }
-                    let mv = self.edges[ei].mv;
+                    let (child, mv) = self.step_down(node, &mut root_choice);
                     game.play_unchecked(&mv);
-                    node = self.edges[ei].child;
+                    node = child;
                     path.push(node);
                 }
             }
         }
+    }
+
+    /// The edge a descent takes from the expanded `node` (at a Gumbel
+    /// root, the choice is kept in `root_choice`): its child, created if
+    /// new, and its move.
+    fn step_down(&mut self, node: u32, root_choice: &mut Option<u32>) -> (u32, P::Move) {
+        let is_root = node == self.root;
+        let local = if is_root && self.gumbel.is_some() {
+            let c = self.gumbel_root_choice();
+            *root_choice = Some(c);
+            c
+        } else if self.params.algorithm == SearchAlgorithm::Gumbel && !is_root {
+            self.select_gumbel_interior(node)
+        } else {
+            self.select_puct(node, is_root)
+        };
+        let ei = (self.nodes[node as usize].first_edge + local) as usize;
+        if self.edges[ei].child == NO_NODE {
+            self.nodes.push(Node::new());
+            self.edges[ei].child = (self.nodes.len() - 1) as u32;
+        }
+        (self.edges[ei].child, self.edges[ei].mv)
     }
 
     /// The exact value of `game`, at `node` below the root, from the
