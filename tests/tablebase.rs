@@ -169,32 +169,50 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
         a.extend_from_slice(extra);
         run(&a)
     };
-    let (ok, _, err) = train(&[]);
+    let (ok, _, err) = train(&["--set", "tablebase_samples=0.25"]);
     assert!(ok, "{err}");
     assert!(runs.join("tiny/iter_0001").is_dir());
     // Its network graded against the tables: positions drawn from each
-    // table, and those its self-play reached (if any).
+    // table. Its self-play ended its games at the tables, so it reached
+    // none of their positions: `--selfplay` is refused in one line.
     let net = runs.join("tiny");
     let net = net.to_str().unwrap();
-    let (ok, out, err) = run(&[
-        "tablebase",
-        "grade",
-        "--player",
-        net,
-        "--dir",
-        t,
-        "--per-balance",
-        "10",
-        "--sims",
-        "8",
-        "--selfplay",
-        net,
-    ]);
+    let grade = |extra: &[&str]| {
+        let mut a = vec![
+            "tablebase",
+            "grade",
+            "--player",
+            net,
+            "--dir",
+            t,
+            "--per-balance",
+            "10",
+            "--sims",
+            "8",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let (ok, out, err) = grade(&[]);
     assert!(ok, "{err}");
     let all = out.lines().find(|l| l.starts_with("all ")).expect("an all row");
     let positions: u64 = all.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!((300..=450).contains(&positions), "{out}");
     assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
+    let (ok, out, err) = grade(&["--selfplay", net]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("ended its games at the tables"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let (ok, _, err) = train(&[
+        "--set",
+        "run=no-tables",
+        "--set",
+        "tablebase=",
+        "--set",
+        "tablebase_samples=0.1",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("tablebase_samples needs tablebase"), "{err}");
     let (ok, _, err) = train(&["--set", "run=other", "--set", "rules.no_progress_plies=50"]);
     assert!(!ok);
     assert!(err.contains("no-progress limit of 40"), "{err}");

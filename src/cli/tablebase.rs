@@ -200,14 +200,17 @@ fn run_grade(a: GradeArgs) -> Result<()> {
             net.header.game
         );
     }
+    let reached = match &a.selfplay {
+        Some(run) => Some(replay_positions(run, &tb, a.selfplay_positions).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
     let uniform = uniform_positions(&tb, a.per_balance, a.seed);
     print_grade(
         "drawn uniformly from each table",
         &grade(&net, &tb, &uniform, a.sims, a.seed),
         a.sims,
     );
-    if let Some(run) = &a.selfplay {
-        let reached = replay_positions(run, &tb, a.selfplay_positions).map_err(anyhow::Error::msg)?;
+    if let (Some(run), Some(reached)) = (&a.selfplay, reached) {
         if reached.is_empty() {
             println!(
                 "\nno position of {}'s replay window is in the tables",

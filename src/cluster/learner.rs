@@ -7,10 +7,11 @@ use super::protocol::{
 };
 use super::store::{Created, Store};
 use super::DistError;
-use crate::data::ReplayWindow;
+use crate::data::{exact_samples, ReplayWindow};
 use crate::game::{GameKind, Position};
+use crate::mcts::ExactValues;
 use crate::net::ComputeDevice;
-use crate::run::{check_resumable, RunConfig, RunGame};
+use crate::run::{check_resumable, config_exact_values, RunConfig, RunGame};
 use crate::train::Trainer;
 use crate::util::rng_stream;
 use crate::util::stop::Stop;
@@ -46,6 +47,8 @@ pub struct Learner<P: RunGame = Position> {
     pool: Arc<rayon::ThreadPool>,
     trainer: Trainer,
     window: ReplayWindow<P>,
+    /// The config's endgame tables, drawn from for `tablebase_samples`.
+    tables: Option<Arc<dyn ExactValues<P>>>,
     state: LearnerState,
     /// Shards fetched but not trained on yet.
     pending: Vec<(String, Shard<P>)>,
@@ -209,6 +212,7 @@ impl<P: RunGame> Learner<P> {
         let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
             .map_err(DistError::Config)?;
+        let tables = config_exact_values(&cfg).map_err(|e| DistError::Config(format!("tablebase: {e}")))?;
         let epoch = claim_epoch(&store)?;
         let device = compute.burn().clone();
         device.seed(cfg.seed);
@@ -228,6 +232,7 @@ impl<P: RunGame> Learner<P> {
                 taken: BTreeMap::new(),
             },
             window: ReplayWindow::new(cfg.train.window),
+            tables,
             store,
             cfg,
             compute,
@@ -488,6 +493,11 @@ impl<P: RunGame> Learner<P> {
             self.state.taken.insert(key, (Taken::Used, next));
         }
         self.state.samples += new_samples as u64;
+        if let Some(tables) = self.tables.as_deref() {
+            let count = (new_samples as f64 * self.cfg.tablebase_samples).round() as usize;
+            let mut rng = rng_stream(self.cfg.seed, "table-samples", next);
+            self.window.extend(exact_samples(tables, count, &mut rng));
+        }
         let steps = self.cfg.train.steps_for(new_samples, self.window.len());
         let mut rng = rng_stream(self.cfg.seed, "learner", next);
         let pool = self.pool.clone();

@@ -23,8 +23,8 @@
 
 use crate::game::interface::variant_from_code;
 use crate::game::{Color, GamePosition, Position};
-use crate::mcts::Wdl;
-use crate::net::ENCODING_VERSION;
+use crate::mcts::{ExactValues, Wdl};
+use crate::net::{policy_indices, Board, ENCODING_VERSION};
 use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::Rng;
 use rand::Rng as _;
@@ -211,6 +211,38 @@ pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) ->
         aux,
         reply,
     })
+}
+
+/// `count` training samples drawn from exact values (endgame tables):
+/// each a position [`ExactValues::draw`] gives, its outcome and search
+/// value the exact value, its policy spread evenly over the moves that
+/// keep that value (every other legal move 0); no auxiliary targets and no
+/// reply, as no game was played. Fewer where the values cannot be drawn
+/// from.
+pub fn exact_samples<P: Board>(values: &dyn ExactValues<P>, count: usize, rng: &mut Rng) -> Vec<Sample<P>> {
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let Some(drawn) = values.draw(rng) else { break };
+        let legal = drawn.pos.legal_moves();
+        let share = 1.0 / drawn.best.len().max(1) as f32;
+        let policy = policy_indices(&drawn.pos, &legal)
+            .into_iter()
+            .zip(&legal)
+            .map(|(j, m)| (j, if drawn.best.contains(m) { share } else { 0.0 }))
+            .collect();
+        out.push(Sample {
+            pos: drawn.pos,
+            repeated: false,
+            no_progress: 0.0,
+            policy,
+            z: drawn.value,
+            q: drawn.value,
+            surprise: 0.0,
+            aux: None,
+            reply: None,
+        });
+    }
+    out
 }
 
 /// A bounded window of the most recent samples.

@@ -7,6 +7,8 @@
 use super::wdl::Wdl;
 use crate::game::{dameo, italian, DrawRules, Game, GamePosition, Position};
 use crate::tablebase::{Tablebase, Value};
+use crate::util::Rng;
+use rand::Rng as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,6 +24,26 @@ pub trait ExactValues<P: GamePosition>: Send + Sync {
         let _ = game;
         None
     }
+
+    /// A position they cover drawn at random (for training samples taken
+    /// from the values themselves), with its value and the moves that keep
+    /// it; None where they cannot be drawn from.
+    fn draw(&self, rng: &mut Rng) -> Option<ExactPosition<P>> {
+        let _ = rng;
+        None
+    }
+}
+
+/// A position drawn from exact values ([`ExactValues::draw`]): unfinished,
+/// its no-progress counter 0.
+#[derive(Clone, Debug)]
+pub struct ExactPosition<P: GamePosition> {
+    pub pos: P,
+    /// Its exact value for the side to move.
+    pub value: Wdl,
+    /// Its legal moves that keep that value best: the nearest conversion
+    /// of a win, every drawing move of a draw, the furthest loss.
+    pub best: Vec<P::Move>,
 }
 
 /// Exact values with the drawn positions left out: a player's search goes
@@ -48,11 +70,7 @@ impl ExactValues<Position> for Tablebase {
         if !self.serves(&game.rules()) {
             return None;
         }
-        self.probe(game.position()).map(|v| match v {
-            Value::Win(_) => Wdl::WIN,
-            Value::Draw => Wdl::DRAW,
-            Value::Loss(_) => Wdl::LOSS,
-        })
+        self.probe(game.position()).map(wdl_of)
     }
 
     /// The first of [`Tablebase::move_values`]: the nearest conversion of
@@ -62,6 +80,46 @@ impl ExactValues<Position> for Tablebase {
             return None;
         }
         self.move_values(game.position())?.first().map(|(m, _)| *m)
+    }
+
+    /// A balance drawn uniformly among the tables', then a position of
+    /// its table ([`crate::tablebase::Material::random_position`]); drawn
+    /// again, up to 1,000 times, where the index holds no position or the
+    /// position is finished.
+    fn draw(&self, rng: &mut Rng) -> Option<ExactPosition<Position>> {
+        let balances = self.materials();
+        for _ in 0..1_000 {
+            let balance = balances.get(rng.random_range(0..balances.len().max(1)))?;
+            let Some(pos) = balance.random_position(rng) else {
+                continue;
+            };
+            let (Some(_), Some(moves)) = (self.entry(&pos), self.move_values(&pos)) else {
+                continue;
+            };
+            let Some(&(_, value)) = moves.first() else {
+                continue;
+            };
+            let best = moves
+                .iter()
+                .filter(|(_, v)| *v == value)
+                .map(|(m, _)| *m)
+                .collect();
+            return Some(ExactPosition {
+                pos,
+                value: wdl_of(value),
+                best,
+            });
+        }
+        None
+    }
+}
+
+/// A table value as a certain WDL.
+fn wdl_of(v: Value) -> Wdl {
+    match v {
+        Value::Win(_) => Wdl::WIN,
+        Value::Draw => Wdl::DRAW,
+        Value::Loss(_) => Wdl::LOSS,
     }
 }
 

@@ -27,7 +27,7 @@ pub use driver::{
     apply_all, evaluate_leaves, leaf_requests, search, search_batched, take_leaves, take_leaves_all,
 };
 pub use evaluator::{EvalCache, EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
-pub use exact::{DecisiveOnly, ExactValues, OpenExactValues};
+pub use exact::{DecisiveOnly, ExactPosition, ExactValues, OpenExactValues};
 pub use params::{Budget, SearchAlgorithm, SearchParams};
 pub use result::SearchResult;
 pub use select::{Leaf, Selection};

@@ -26,10 +26,9 @@ pub fn won_positions(tb: &Tablebase, max_pieces: u32, count: usize, seed: u64) -
     while out.len() < count && !balances.is_empty() && tries < count * 10_000 {
         tries += 1;
         let m = &balances[rng.random_range(0..balances.len())];
-        let Some(p) = m.position(rng.random_range(0..m.table_len())) else {
+        let Some(p) = m.random_position(&mut rng) else {
             continue;
         };
-        let p = if rng.random::<bool>() { p.rotate_swap() } else { p };
         if matches!(tb.probe(&p), Some(Value::Win(_))) && !out.contains(&p) {
             out.push(p);
         }

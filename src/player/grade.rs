@@ -15,7 +15,6 @@ use crate::net::NetEvaluator;
 use crate::run::Checkpoint;
 use crate::tablebase::{Material, Tablebase};
 use crate::util::rng_stream;
-use rand::Rng as _;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -67,10 +66,9 @@ pub fn uniform_positions(tb: &Tablebase, per_balance: usize, seed: u64) -> Vec<P
         let (mut found, mut tries) = (0, 0);
         while found < per_balance && tries < per_balance * 100 {
             tries += 1;
-            let Some(p) = m.position(rng.random_range(0..m.table_len())) else {
+            let Some(p) = m.random_position(&mut rng) else {
                 continue;
             };
-            let p = if rng.random::<bool>() { p.rotate_swap() } else { p };
             if p.legal_moves().is_empty() {
                 continue;
             }
@@ -83,7 +81,9 @@ pub fn uniform_positions(tb: &Tablebase, per_balance: usize, seed: u64) -> Vec<P
 
 /// The positions of the replay window of the checkpoint at `path` (a
 /// checkpoint or a run folder: its newest) that `tb` covers, unfinished,
-/// at most `limit`.
+/// at most `limit`. Refused for a run that trained with tables: its
+/// self-play ended each game at the first position they cover, so the
+/// covered positions of its window were drawn from them, not reached.
 pub fn replay_positions(path: &Path, tb: &Tablebase, limit: usize) -> Result<Vec<Position>, String> {
     let ck = Checkpoint::for_player(path, true).map_err(|e| e.to_string())?;
     if ck.config.game != crate::game::GameKind::Damone {
@@ -91,6 +91,12 @@ pub fn replay_positions(path: &Path, tb: &Tablebase, limit: usize) -> Result<Vec
             "{} is a run of {}, and the tables are Damone's",
             path.display(),
             ck.config.game
+        ));
+    }
+    if !ck.config.tablebase.is_empty() {
+        return Err(format!(
+            "--selfplay {}: that run's self-play ended its games at the tables, so it reached no position they cover",
+            path.display()
         ));
     }
     let bytes = ck.read("replay.bin").map_err(|e| e.to_string())?;

@@ -110,6 +110,10 @@ pub struct RunConfig {
     /// Folder of Damone endgame tables (`damone tablebase build`) that
     /// self-play searches with and ends its games at; "" for none.
     pub tablebase: String,
+    /// Positions drawn from `tablebase` per self-play sample, added to the
+    /// replay window with the tables' exact value and best moves as
+    /// targets (0 = none).
+    pub tablebase_samples: f64,
     pub rules: DrawRules,
     pub model: ModelConfig,
     pub search: SearchParams,
@@ -135,6 +139,7 @@ impl Default for RunConfig {
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
             tablebase: String::new(),
+            tablebase_samples: 0.0,
             rules: DrawRules::default(),
             model: ModelConfig::default(),
             search: SearchParams::default(),
@@ -256,6 +261,15 @@ impl RunConfig {
                 "tablebase: endgame tables exist for standard Damone only, and this run plays {} ({})",
                 self.game, self.variant
             ));
+        }
+        if !(0.0..=1.0).contains(&self.tablebase_samples) {
+            return Err(format!(
+                "tablebase_samples must be in [0, 1], got {}",
+                self.tablebase_samples
+            ));
+        }
+        if self.tablebase_samples > 0.0 && self.tablebase.is_empty() {
+            return Err("tablebase_samples needs tablebase (the folder of tables to draw from)".into());
         }
         self.rules.validate()?;
         self.model.validate()?;

@@ -262,6 +262,8 @@ pub struct Run<P: RunGame = Position> {
     trainer: Trainer,
     window: ReplayWindow<P>,
     selfplay: SelfPlay<P>,
+    /// The config's endgame tables, if any (self-play holds them too).
+    tables: Option<Arc<dyn ExactValues<P>>>,
     state: CheckpointState,
     metrics: Vec<Metrics>,
     evals: Vec<EvalRow>,
@@ -344,7 +346,8 @@ impl<P: RunGame> Run<P> {
         let mut run = Run::fresh(cfg, dir, compute)?;
         let tables =
             config_exact_values(&run.cfg).map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
-        run.selfplay.set_exact_values(tables);
+        run.selfplay.set_exact_values(tables.clone());
+        run.tables = tables;
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }
@@ -370,6 +373,7 @@ impl<P: RunGame> Run<P> {
             trainer: Trainer::new(cfg.model.clone(), cfg.train.clone(), device),
             window: ReplayWindow::new(cfg.train.window),
             selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
+            tables: None,
             state: CheckpointState {
                 version: CHECKPOINT_VERSION,
                 encoding_version: ENCODING_VERSION,

@@ -166,6 +166,18 @@ impl Material {
         Some(pos)
     }
 
+    /// A position of this balance drawn uniformly from its table's
+    /// indices, turned to Black to move half the time (no-progress counter
+    /// 0); None where the index drawn holds no position.
+    pub fn random_position(&self, rng: &mut impl rand::Rng) -> Option<Position> {
+        let pos = self.position(rng.random_range(0..self.table_len()))?;
+        Some(if rng.random::<bool>() {
+            pos.rotate_swap()
+        } else {
+            pos
+        })
+    }
+
     /// A name such as `IDvP`: the side to move's pieces, `v`, the
     /// opponent's; each as `I` (Damone), `D` (Dama) and `P` (Pedina),
     /// highest first.

@@ -380,3 +380,74 @@ fn a_player_with_the_tables_keeps_drawn_positions_drawn() {
     }
     assert_eq!(checked, 12, "too few drawn positions with a losing move");
 }
+
+/// Training samples drawn from the tables: each position covered and
+/// unfinished, its outcome and search targets the exact value, its policy
+/// spread evenly over exactly the moves that keep that value; both sides
+/// to move, all three results and many balances among them.
+#[test]
+fn samples_drawn_from_the_tables_carry_the_exact_value_and_best_moves() {
+    use crate::mcts::Wdl;
+    let (tb, _) = three();
+    let mut rng = rng_stream(5, "table-samples-test", 0);
+    let samples = crate::data::exact_samples::<Position>(tb, 400, &mut rng);
+    assert_eq!(samples.len(), 400);
+    let (mut results, mut black, mut balances) = ([0; 3], 0, std::collections::HashSet::new());
+    for s in &samples {
+        let value = tb.probe(&s.pos).unwrap();
+        let wdl = [Wdl::LOSS, Wdl::DRAW, Wdl::WIN][(value.score() + 1) as usize];
+        assert_eq!((s.z, s.q, s.no_progress), (wdl, wdl, 0.0), "{}", s.pos.to_fen());
+        let moves = tb.move_values(&s.pos).unwrap();
+        assert_eq!(moves[0].1, value, "{}", s.pos.to_fen());
+        let legal = s.pos.legal_moves();
+        assert_eq!(s.policy.len(), legal.len());
+        let best = moves.iter().filter(|(_, v)| *v == value).count() as f32;
+        for ((_, p), m) in s.policy.iter().zip(&legal) {
+            let keeps = moves.iter().any(|(x, v)| x == m && *v == value);
+            assert_eq!(*p, if keeps { 1.0 / best } else { 0.0 }, "{}", s.pos.to_fen());
+        }
+        results[(value.score() + 1) as usize] += 1;
+        black += (s.pos.side_to_move() == crate::game::Color::Black) as usize;
+        balances.insert(Material::of(&s.pos));
+    }
+    assert!(results.iter().all(|&n| n > 10), "{results:?}");
+    assert!((120..280).contains(&black), "{black}");
+    assert!(balances.len() > 30, "{}", balances.len());
+}
+
+/// A run with `tablebase_samples = 0.5` adds half as many positions drawn
+/// from the tables as its self-play gave to its replay window, each with
+/// the exact value as its outcome.
+#[test]
+fn a_run_mixes_positions_drawn_from_the_tables_into_its_window() {
+    use crate::run::{Checkpoint, Event, Run, RunConfig, Start};
+    let (tb, dir) = three();
+    let runs = tmpdir("table-samples-run");
+    let tiny = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml");
+    let sets = [
+        "iterations=1".to_string(),
+        "rules.no_progress_plies=80".into(),
+        format!("tablebase={}", dir.display()),
+        "tablebase_samples=0.5".into(),
+        format!("checkpoint_dir={}", runs.display()),
+    ];
+    let cfg = RunConfig::load(Some(Path::new(tiny)), &sets).unwrap();
+    let run = Run::<Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
+    let selfplay = run.metrics()[0].samples as usize;
+    let ck = Checkpoint::for_player(run.dir(), true).unwrap();
+    let window = crate::data::ReplayWindow::<Position>::from_bytes(&ck.read("replay.bin").unwrap()).unwrap();
+    let drawn: Vec<_> = window.iter().filter(|s| tb.entry(&s.pos).is_some()).collect();
+    assert!(selfplay > 20, "{selfplay}");
+    assert_eq!(window.len(), selfplay + (selfplay as f64 * 0.5).round() as usize);
+    assert_eq!(drawn.len(), window.len() - selfplay);
+    for s in drawn {
+        let exact = tb.probe(&s.pos).unwrap().score();
+        let wdl = [
+            crate::mcts::Wdl::LOSS,
+            crate::mcts::Wdl::DRAW,
+            crate::mcts::Wdl::WIN,
+        ];
+        assert_eq!(s.z, wdl[(exact + 1) as usize]);
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
