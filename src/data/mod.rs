@@ -23,7 +23,7 @@
 
 use crate::game::interface::variant_from_code;
 use crate::game::{Color, GamePosition, Position};
-use crate::mcts::{ExactValues, Wdl};
+use crate::mcts::{ExactPosition, ExactValues, Wdl};
 use crate::net::{policy_indices, Board, ENCODING_VERSION};
 use crate::util::bin::{BinError, Reader, Writer};
 use crate::util::Rng;
@@ -220,9 +220,7 @@ pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) ->
 /// reply, as no game was played. Fewer where the values cannot be drawn
 /// from.
 pub fn exact_samples<P: Board>(values: &dyn ExactValues<P>, count: usize, rng: &mut Rng) -> Vec<Sample<P>> {
-    let mut out = Vec::with_capacity(count);
-    while out.len() < count {
-        let Some(drawn) = values.draw(rng) else { break };
+    let sample = |drawn: ExactPosition<P>| {
         let legal = drawn.pos.legal_moves();
         let share = 1.0 / drawn.best.len().max(1) as f32;
         let policy = policy_indices(&drawn.pos, &legal)
@@ -230,7 +228,7 @@ pub fn exact_samples<P: Board>(values: &dyn ExactValues<P>, count: usize, rng: &
             .zip(&legal)
             .map(|(j, m)| (j, if drawn.best.contains(m) { share } else { 0.0 }))
             .collect();
-        out.push(Sample {
+        Sample {
             pos: drawn.pos,
             repeated: false,
             no_progress: 0.0,
@@ -240,9 +238,9 @@ pub fn exact_samples<P: Board>(values: &dyn ExactValues<P>, count: usize, rng: &
             surprise: 0.0,
             aux: None,
             reply: None,
-        });
-    }
-    out
+        }
+    };
+    values.draw(count, rng).into_iter().map(sample).collect()
 }
 
 /// A bounded window of the most recent samples.

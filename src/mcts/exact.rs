@@ -25,12 +25,12 @@ pub trait ExactValues<P: GamePosition>: Send + Sync {
         None
     }
 
-    /// A position they cover drawn at random (for training samples taken
-    /// from the values themselves), with its value and the moves that keep
-    /// it; None where they cannot be drawn from.
-    fn draw(&self, rng: &mut Rng) -> Option<ExactPosition<P>> {
-        let _ = rng;
-        None
+    /// `count` positions they cover drawn at random (for training samples
+    /// taken from the values themselves), each with its value and the
+    /// moves that keep it; fewer (none) where they cannot be drawn from.
+    fn draw(&self, count: usize, rng: &mut Rng) -> Vec<ExactPosition<P>> {
+        let _ = (count, rng);
+        Vec::new()
     }
 }
 
@@ -82,14 +82,17 @@ impl ExactValues<Position> for Tablebase {
         self.move_values(game.position())?.first().map(|(m, _)| *m)
     }
 
-    /// A balance drawn uniformly among the tables', then a position of
-    /// its table ([`crate::tablebase::Material::random_position`]); drawn
-    /// again, up to 1,000 times, where the index holds no position or the
-    /// position is finished.
-    fn draw(&self, rng: &mut Rng) -> Option<ExactPosition<Position>> {
+    /// Each a balance drawn uniformly among the tables', then a position
+    /// of its table ([`crate::tablebase::Material::random_position`]),
+    /// drawn again where the index holds no position or the position is
+    /// finished (at most 1,000 tries a position).
+    fn draw(&self, count: usize, rng: &mut Rng) -> Vec<ExactPosition<Position>> {
         let balances = self.materials();
-        for _ in 0..1_000 {
-            let balance = balances.get(rng.random_range(0..balances.len().max(1)))?;
+        let mut out = Vec::with_capacity(count);
+        let mut tries = 0;
+        while out.len() < count && !balances.is_empty() && tries < count * 1_000 {
+            tries += 1;
+            let balance = &balances[rng.random_range(0..balances.len())];
             let Some(pos) = balance.random_position(rng) else {
                 continue;
             };
@@ -104,13 +107,13 @@ impl ExactValues<Position> for Tablebase {
                 .filter(|(_, v)| *v == value)
                 .map(|(m, _)| *m)
                 .collect();
-            return Some(ExactPosition {
+            out.push(ExactPosition {
                 pos,
                 value: wdl_of(value),
                 best,
             });
         }
-        None
+        out
     }
 }
 
