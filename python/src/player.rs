@@ -236,14 +236,7 @@ fn play_match(
             play::<P>(a, b, s)
         })
     })?;
-    let (mut w, mut d, mut l) = (0, 0, 0);
-    for r in &records {
-        match r.score_for_player(0) {
-            s if s > 0.75 => w += 1,
-            s if s < 0.25 => l += 1,
-            _ => d += 1,
-        }
-    }
+    let (w, d, l) = damone::arena::tally(&records, 0);
     let (score, interval) = score_interval(w, d, l);
     Ok(PyMatchResult {
         wins: w,

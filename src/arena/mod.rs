@@ -15,7 +15,7 @@ pub use alphabeta::{AlphaBeta, Baseline, Limits};
 pub use spec::{builtin_factory, split_player_list, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use sprt::{Sprt, SprtDecision};
 pub use tournament::{
-    read_openings, run_games, run_sprt, write_match_outputs, GameRecord, GameTask, MatchSettings,
+    read_openings, run_games, run_sprt, tally, write_match_outputs, GameRecord, GameTask, MatchSettings,
     SprtOutcome, Standings,
 };
 pub use versus::{parse_color, VersusGame};

@@ -140,6 +140,27 @@ impl GameRecord {
             1.0 - self.white_score
         }
     }
+
+    /// 1, 0 or -1: the game won, drawn or lost by the player at `index` (a
+    /// score above 3/4 is a win, below 1/4 a loss).
+    pub fn result_for_player(&self, index: usize) -> i32 {
+        match self.score_for_player(index) {
+            s if s > 0.75 => 1,
+            s if s < 0.25 => -1,
+            _ => 0,
+        }
+    }
+}
+
+/// The wins, draws and losses of the player at `index` over `records`.
+pub fn tally(records: &[GameRecord], index: usize) -> (u32, u32, u32) {
+    records
+        .iter()
+        .fold((0, 0, 0), |(w, d, l), r| match r.result_for_player(index) {
+            1 => (w + 1, d, l),
+            -1 => (w, d, l + 1),
+            _ => (w, d + 1, l),
+        })
 }
 
 /// Play one game between two players from the game's current position.
@@ -294,14 +315,8 @@ pub fn run_sprt<P: GamePosition>(
         decision: None,
     };
     for part in tasks.chunks(chunk) {
-        for r in run_games(part, names, factories, s, progress) {
-            match r.score_for_player(0) {
-                x if x > 0.75 => o.wins += 1,
-                x if x < 0.25 => o.losses += 1,
-                _ => o.draws += 1,
-            }
-            records.push(r);
-        }
+        records.extend(run_games(part, names, factories, s, progress));
+        (o.wins, o.draws, o.losses) = tally(&records, 0);
         o.llr = sprt.llr(o.wins, o.draws, o.losses);
         o.decision = sprt.decide(o.wins, o.draws, o.losses);
         if o.decision.is_some() {
@@ -345,13 +360,11 @@ impl Standings {
             score[b][w] += 1.0 - r.white_score;
             games[w][b] += 1.0;
             games[b][w] += 1.0;
-            for (p, s) in [(w, r.white_score), (b, 1.0 - r.white_score)] {
-                if s == 1.0 {
-                    wdl[p].0 += 1;
-                } else if s == 0.5 {
-                    wdl[p].1 += 1;
-                } else {
-                    wdl[p].2 += 1;
+            for p in [w, b] {
+                match r.result_for_player(p) {
+                    1 => wdl[p].0 += 1,
+                    -1 => wdl[p].2 += 1,
+                    _ => wdl[p].1 += 1,
                 }
             }
         }

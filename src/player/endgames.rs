@@ -4,7 +4,7 @@
 //! some lets the win slip (a shortest line the opponent could not stop was
 //! there).
 
-use crate::arena::{run_games, GameRecord, GameTask, MatchSettings, PlayerFactory};
+use crate::arena::{run_games, tally, GameRecord, GameTask, MatchSettings, PlayerFactory};
 use crate::game::{DrawRules, Position, Variant};
 use crate::tablebase::{Material, Tablebase, Value};
 use crate::util::{derive_seed, rng_stream};
@@ -82,20 +82,18 @@ pub fn play_won_positions(
         })
         .collect();
     let records = run_games(&tasks, &names, &players, &settings, progress);
-    let mut out = Conversions::default();
-    for (r, p) in records.iter().zip(positions) {
-        match r.score_for_player(0) {
-            s if s > 0.75 => out.wins += 1,
-            s => {
-                if s < 0.25 {
-                    out.losses += 1;
-                } else {
-                    out.draws += 1;
-                }
-                out.missed.push(p.to_fen());
-            }
-        }
+    let (wins, draws, losses) = tally(&records, 0);
+    let missed = records
+        .iter()
+        .zip(positions)
+        .filter(|(r, _)| r.result_for_player(0) != 1)
+        .map(|(_, p)| p.to_fen())
+        .collect();
+    Conversions {
+        wins,
+        draws,
+        losses,
+        missed,
+        records,
     }
-    out.records = records;
-    out
 }

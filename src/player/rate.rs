@@ -424,13 +424,8 @@ impl<P: RunGame> CheckpointRating<'_, P> {
         let tasks = schedule(&[(0, 1)], &self.settings);
         let progress = indicatif::ProgressBar::hidden();
         let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &progress));
-        let mut wdl = (0, 0, 0);
-        for r in &records {
-            match r.score_for_player(0) {
-                s if s > 0.75 => wdl.0 += 1,
-                s if s < 0.25 => wdl.2 += 1,
-                _ => wdl.1 += 1,
-            }
+        let wdl = crate::arena::tally(&records, 0);
+        for _ in &records {
             on(&RateEvent::Game);
         }
         let row = RatingRow {
