@@ -42,20 +42,19 @@ impl Variant {
     /// Squares where a Pedina of `color` becomes a Dama (the opponent's initial
     /// Dama squares).
     pub fn pedina_promotion(self, color: Color) -> Bitboard {
-        let names: &[&str] = match (self, color) {
-            (Variant::ThreeDamas, Color::White) => &["a6", "b7", "c8"],
-            (Variant::ThreeDamas, Color::Black) => &["f1", "g2", "h3"],
-            (_, Color::White) => &["a6", "c8"],
-            (_, Color::Black) => &["f1", "h3"],
-        };
-        names.iter().fold(0, |b, n| b | sq(n))
+        match (self, color) {
+            (Variant::ThreeDamas, Color::White) => A6 | B7 | C8,
+            (Variant::ThreeDamas, Color::Black) => F1 | G2 | H3,
+            (_, Color::White) => A6 | C8,
+            (_, Color::Black) => F1 | H3,
+        }
     }
     /// Square where a Dama of `color` becomes a Damone (the opponent's
     /// initial Damone square).
     pub fn dama_promotion(self, color: Color) -> Bitboard {
         match color {
-            Color::White => sq("a8"),
-            Color::Black => sq("h1"),
+            Color::White => A8,
+            Color::Black => H1,
         }
     }
     /// True when losing all Damones loses the game.
@@ -64,9 +63,22 @@ impl Variant {
     }
 }
 
-fn sq(name: &str) -> Bitboard {
-    Square::parse(name).expect("built-in square name").bb()
+/// The bit of the dark square at (file, rank), both 0-based (a1 = (0, 0)).
+const fn bit(file: i32, rank: i32) -> Bitboard {
+    match Square::from_coords(file, rank) {
+        Some(s) => s.bb(),
+        None => panic!("a promotion square must be a dark square"),
+    }
 }
+
+const A6: Bitboard = bit(0, 5);
+const B7: Bitboard = bit(1, 6);
+const C8: Bitboard = bit(2, 7);
+const A8: Bitboard = bit(0, 7);
+const F1: Bitboard = bit(5, 0);
+const G2: Bitboard = bit(6, 1);
+const H3: Bitboard = bit(7, 2);
+const H1: Bitboard = bit(7, 0);
 
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -88,5 +100,31 @@ impl FromStr for Variant {
             "three-damas" => Ok(Variant::ThreeDamas),
             _ => Err(UnknownVariant(s.to_string())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn squares(names: &[&str]) -> Bitboard {
+        names
+            .iter()
+            .map(|n| Square::parse(n).unwrap().bb())
+            .fold(0, |a, b| a | b)
+    }
+
+    /// The promotion masks name the squares the rules give.
+    #[test]
+    fn promotion_squares_are_the_rules_squares() {
+        for v in [Variant::Standard, Variant::DamoneHunt] {
+            assert_eq!(v.pedina_promotion(Color::White), squares(&["a6", "c8"]));
+            assert_eq!(v.pedina_promotion(Color::Black), squares(&["f1", "h3"]));
+        }
+        let three = Variant::ThreeDamas;
+        assert_eq!(three.pedina_promotion(Color::White), squares(&["a6", "b7", "c8"]));
+        assert_eq!(three.pedina_promotion(Color::Black), squares(&["f1", "g2", "h3"]));
+        assert_eq!(three.dama_promotion(Color::White), squares(&["a8"]));
+        assert_eq!(three.dama_promotion(Color::Black), squares(&["h1"]));
     }
 }
