@@ -1,19 +1,9 @@
 //! The command-line contracts: output formats and exit status 2 with a
 //! one-line `error: ...` on bad input.
 
-use std::process::Command;
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_damone"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run;
 
 #[test]
 fn perft_prints_one_line_per_depth() {

@@ -2,25 +2,14 @@
 //! checkpoint; the engine protocol drives a whole game through a child
 //! process; bad player files get clear errors.
 
+mod common;
+
+use common::{bin, run};
+
 use damone::game::{parse_move, DrawRules, Game, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = bin().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use std::process::Stdio;
 
 /// Train one tiny iteration and export it; returns (checkpoint, player file).
 fn trained(tag: &str) -> (PathBuf, PathBuf, PathBuf) {

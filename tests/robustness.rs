@@ -3,6 +3,10 @@
 //! be over the same way everywhere; budgets and options of the engine's
 //! player; crafted player-file headers; partial configs.
 
+mod common;
+
+use common::{bin, run};
+
 use damone::arena::Player as _;
 use damone::game::{DrawRules, Variant};
 use damone::mcts::SearchParams;
@@ -11,12 +15,6 @@ use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLA
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
 
 /// Run the engine with `player` on `input`; its stdout lines.
 fn engine(player: &str, input: &[u8]) -> (bool, Vec<String>, String) {
@@ -216,15 +214,6 @@ fn crafted_player_headers_get_one_line_errors() {
     let mut p = loaded.player("p", 1);
     let g = damone::game::Game::from_variant(Variant::Standard, DrawRules::default());
     assert!(p.analyse(&g).is_some());
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = bin().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -2,57 +2,36 @@
 //! every table of up to 3 pieces, won positions played out, grading, and
 //! their one-line errors.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("damone-tbcli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// Exit status, stdout, stderr.
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = bin().args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{run, tmpdir};
 
 #[test]
 fn build_probe_and_verify_three_pieces() {
     let dir = tmpdir("three");
     let d = dir.to_str().unwrap();
-    let (ok, out, err) = run(&["tablebase", "build", "--pieces", "3", "--dir", d]);
-    assert!(ok, "{err}");
+    let (code, out, err) = run(&["tablebase", "build", "--pieces", "3", "--dir", d]);
+    assert!(code == 0, "{err}");
     assert!(out.contains("45 tables of up to 3 pieces"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 45);
 
-    let (ok, out, err) = run(&["tablebase", "verify", "--dir", d, "--mmap"]);
-    assert!(ok, "{err}");
+    let (code, out, err) = run(&["tablebase", "verify", "--dir", d, "--mmap"]);
+    assert!(code == 0, "{err}");
     assert!(
         out.contains("45 tables") && out.contains(": 0 mismatches"),
         "{out}"
     );
 
     // The Damone takes the last Black piece: a win in one ply, by f3xh5.
-    let (ok, out, err) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:WIf3:Bg4"]);
-    assert!(ok, "{err}");
+    let (code, out, err) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:WIf3:Bg4"]);
+    assert!(code == 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "win in 1 plies to conversion", "{out}");
     assert_eq!(lines[1], "f3xh5 win in 1 plies to conversion", "{out}");
     // A blocked side has lost.
-    let (ok, out, _) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:Wh1:Bg2,f3"]);
-    assert!(ok);
+    let (code, out, _) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:Wh1:Bg2,f3"]);
+    assert!(code == 0);
     assert_eq!(out.trim(), "loss (no legal move)");
 
     // One-line errors: a bad setup string, a position no table covers, a
@@ -71,18 +50,18 @@ fn build_probe_and_verify_three_pieces() {
             "past the tables' no-progress limit",
         ),
     ] {
-        let (ok, _, err) = probe(fen, extra);
-        assert!(!ok, "{fen}");
+        let (code, _, err) = probe(fen, extra);
+        assert!(code != 0, "{fen}");
         assert!(err.contains(says), "{fen}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
     let empty = tmpdir("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let (ok, _, err) = run(&["tablebase", "verify", "--dir", empty.to_str().unwrap()]);
-    assert!(!ok);
+    let (code, _, err) = run(&["tablebase", "verify", "--dir", empty.to_str().unwrap()]);
+    assert!(code != 0);
     assert!(err.contains("tablebase build --pieces 4"), "{err}");
-    let (ok, _, err) = run(&["tablebase", "build", "--pieces", "9", "--dir", d]);
-    assert!(!ok && err.contains("2 to 5 pieces"), "{err}");
+    let (code, _, err) = run(&["tablebase", "build", "--pieces", "9", "--dir", d]);
+    assert!(code != 0 && err.contains("2 to 5 pieces"), "{err}");
 
     // Won positions played out, alpha-beta on the winning side against
     // random: every game is counted once, and each one not won is listed.
@@ -100,8 +79,8 @@ fn build_probe_and_verify_three_pieces() {
         a.extend_from_slice(extra);
         run(&a)
     };
-    let (ok, out, err) = convert(&["--positions", "6", "--player", "alphabeta:depth=4"]);
-    assert!(ok, "{err}");
+    let (code, out, err) = convert(&["--positions", "6", "--player", "alphabeta:depth=4"]);
+    assert!(code == 0, "{err}");
     let last = out.lines().last().unwrap();
     let count = |key: &str| -> usize {
         let rest = last
@@ -125,8 +104,8 @@ fn build_probe_and_verify_three_pieces() {
         (&["--positions", "0", "--player", "random"][..], "at least 1"),
         (&["--player", "nonsense:x"], "cannot open player"),
     ] {
-        let (ok, _, err) = convert(extra);
-        assert!(!ok && err.contains(says), "{extra:?}: {err}");
+        let (code, _, err) = convert(extra);
+        assert!(code != 0 && err.contains(says), "{extra:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -139,7 +118,7 @@ fn build_probe_and_verify_three_pieces() {
 fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
     let tables = tmpdir("forty");
     let t = tables.to_str().unwrap();
-    let (ok, _, err) = run(&[
+    let (code, _, err) = run(&[
         "tablebase",
         "build",
         "--pieces",
@@ -149,7 +128,7 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
         "--dir",
         t,
     ]);
-    assert!(ok, "{err}");
+    assert!(code == 0, "{err}");
     let runs = tmpdir("runs");
     let ckpt = format!("checkpoint_dir={}", runs.display());
     let tb = format!("tablebase={t}");
@@ -169,8 +148,8 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
         a.extend_from_slice(extra);
         run(&a)
     };
-    let (ok, _, err) = train(&["--set", "tablebase_samples=0.25"]);
-    assert!(ok, "{err}");
+    let (code, _, err) = train(&["--set", "tablebase_samples=0.25"]);
+    assert!(code == 0, "{err}");
     assert!(runs.join("tiny/iter_0001").is_dir());
     // Its network graded against the tables: positions drawn from each
     // table. Its self-play ended its games at the tables, so it reached
@@ -193,17 +172,17 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
         a.extend_from_slice(extra);
         run(&a)
     };
-    let (ok, out, err) = grade(&[]);
-    assert!(ok, "{err}");
+    let (code, out, err) = grade(&[]);
+    assert!(code == 0, "{err}");
     let all = out.lines().find(|l| l.starts_with("all ")).expect("an all row");
     let positions: u64 = all.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!((300..=450).contains(&positions), "{out}");
     assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
-    let (ok, out, err) = grade(&["--selfplay", net]);
-    assert!(!ok && out.is_empty(), "{out}");
+    let (code, out, err) = grade(&["--selfplay", net]);
+    assert!(code != 0 && out.is_empty(), "{out}");
     assert!(err.contains("ended its games at the tables"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    let (ok, _, err) = train(&[
+    let (code, _, err) = train(&[
         "--set",
         "run=no-tables",
         "--set",
@@ -211,14 +190,14 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
         "--set",
         "tablebase_samples=0.1",
     ]);
-    assert!(!ok);
+    assert!(code != 0);
     assert!(err.contains("tablebase_samples needs tablebase"), "{err}");
-    let (ok, _, err) = train(&["--set", "run=other", "--set", "rules.no_progress_plies=50"]);
-    assert!(!ok);
+    let (code, _, err) = train(&["--set", "run=other", "--set", "rules.no_progress_plies=50"]);
+    assert!(code != 0);
     assert!(err.contains("no-progress limit of 40"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    let (ok, _, err) = train(&["--set", "run=it", "--set", "game=italian"]);
-    assert!(!ok);
+    let (code, _, err) = train(&["--set", "run=it", "--set", "game=italian"]);
+    assert!(code != 0);
     assert!(err.contains("standard Damone only"), "{err}");
     let _ = std::fs::remove_dir_all(&tables);
     let _ = std::fs::remove_dir_all(&runs);

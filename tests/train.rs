@@ -2,22 +2,14 @@
 //! threads = 1 is reproducible to the byte, kill -9 then --resume continues
 //! without corrupt files or lost work, and bad configs get clear errors.
 
+mod common;
+
+use common::{bin, tmpdir};
+
 use damone::run::{read_rows, EvalGameRow, Metrics};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_damone"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("damone-train-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 /// `damone train` of configs/tiny.toml, quiet, into `dir`.
 fn tiny_args(dir: &Path) -> Vec<String> {
