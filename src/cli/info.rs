@@ -16,42 +16,7 @@ pub struct InfoArgs {
 pub fn run_info(a: InfoArgs) -> Result<()> {
     let p = &a.path;
     if p.is_dir() && !p.join("state.toml").exists() {
-        let run = RunDir::new(p);
-        let iters = run.checkpoints();
-        if iters.is_empty() {
-            bail!(
-                "{} is neither a checkpoint nor a run folder (no iter_NNNN inside)",
-                p.display()
-            );
-        }
-        let latest = run.latest()?;
-        println!("run folder {}", p.display());
-        println!(
-            "checkpoints: {}",
-            iters
-                .iter()
-                .map(|k| format!("iter_{k:04}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-        let s = &latest.state;
-        println!(
-            "latest: iteration {}, {} games, {} steps, {:.1} min of training; best evaluation: iteration {} (score {:.3})",
-            s.iteration,
-            s.games,
-            s.step,
-            s.wall_s / 60.0,
-            s.best_iteration,
-            s.best_score
-        );
-        let m: Vec<Metrics> = read_rows(&run.metrics_path())?;
-        if let Some(last) = m.last() {
-            println!(
-                "last iteration: loss policy {:.3} value {:.3}, {:.0} positions/s in self-play",
-                last.loss_policy, last.loss_value, last.positions_per_s
-            );
-        }
-        return Ok(());
+        return print_run(p);
     }
     if p.is_dir() {
         let ck = Checkpoint::open(p)?;
@@ -59,6 +24,51 @@ pub fn run_info(a: InfoArgs) -> Result<()> {
         println!("checkpoint {} (all files intact)", p.display());
         println!("state: {}", toml::to_string(&ck.state)?.replace('\n', "; "));
     }
+    print_player(p)
+}
+
+/// A run folder: its checkpoints, the newest one's state, the last losses.
+fn print_run(p: &std::path::Path) -> Result<()> {
+    let run = RunDir::new(p);
+    let iters = run.checkpoints();
+    if iters.is_empty() {
+        bail!(
+            "{} is neither a checkpoint nor a run folder (no iter_NNNN inside)",
+            p.display()
+        );
+    }
+    let latest = run.latest()?;
+    println!("run folder {}", p.display());
+    println!(
+        "checkpoints: {}",
+        iters
+            .iter()
+            .map(|k| format!("iter_{k:04}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let s = &latest.state;
+    println!(
+        "latest: iteration {}, {} games, {} steps, {:.1} min of training; best evaluation: iteration {} (score {:.3})",
+        s.iteration,
+        s.games,
+        s.step,
+        s.wall_s / 60.0,
+        s.best_iteration,
+        s.best_score
+    );
+    let m: Vec<Metrics> = read_rows(&run.metrics_path())?;
+    if let Some(last) = m.last() {
+        println!(
+            "last iteration: loss policy {:.3} value {:.3}, {:.0} positions/s in self-play",
+            last.loss_policy, last.loss_value, last.positions_per_s
+        );
+    }
+    Ok(())
+}
+
+/// What a player file or checkpoint's header says.
+fn print_player(p: &std::path::Path) -> Result<()> {
     let loaded = LoadedNet::load(p)?;
     let h = &loaded.header;
     println!(

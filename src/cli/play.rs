@@ -154,6 +154,53 @@ fn play<P: RunGame>(a: PlayArgs, device: &damone::net::ComputeDevice) -> Result<
     played
 }
 
+/// What the terminal does after a person's line.
+enum Next {
+    Prompt,
+    Board,
+    Quit,
+}
+
+/// Carry out one line the person typed: a command or a move.
+fn command<P: RunGame>(
+    a: &PlayArgs,
+    versus: &mut VersusGame<P>,
+    bot: &mut Box<dyn Player<P>>,
+    make: &PlayerFactory<P>,
+    line: &str,
+    out: &mut impl Write,
+) -> Result<Next> {
+    // The position the person's move is played in (its text is read there).
+    let before = *versus.game().position();
+    match line {
+        "" => {}
+        "help" | "?" => writeln!(out, "{}", help::<P>())?,
+        "quit" | "exit" => return Ok(Next::Quit),
+        "board" => return Ok(Next::Board),
+        "moves" => {
+            let list: Vec<String> = before.legal_moves().iter().map(|m| before.move_text(m)).collect();
+            writeln!(out, "legal moves: {}", list.join(" "))?;
+        }
+        "resign" => versus.resign(),
+        "undo" => match versus.undo() {
+            Err(e) => writeln!(out, "{e}")?,
+            Ok(_) => {
+                // The engine replays from the new position.
+                *bot = make(derive_seed(a.seed, "play-undo", versus.game().ply() as u64));
+                return Ok(Next::Board);
+            }
+        },
+        text => match versus.play_human(text) {
+            Ok(m) => {
+                bot.observe(&m);
+                writeln!(out, "you play {}", before.move_text(&m))?;
+            }
+            Err(e) => writeln!(out, "{}", clip(&e, 200))?,
+        },
+    }
+    Ok(Next::Prompt)
+}
+
 /// The game at the terminal until it ends, the person quits or the input ends.
 fn play_loop<P: RunGame>(
     a: &PlayArgs,
@@ -203,33 +250,10 @@ fn play_loop<P: RunGame>(
             }
             Some(Ok(line)) => line,
         };
-        // The position the person's move is played in (its text is read there).
-        let before = *versus.game().position();
-        match line.trim() {
-            "" => {}
-            "help" | "?" => writeln!(out, "{}", help::<P>())?,
-            "quit" | "exit" => break,
-            "board" => show = true,
-            "moves" => {
-                let list: Vec<String> = before.legal_moves().iter().map(|m| before.move_text(m)).collect();
-                writeln!(out, "legal moves: {}", list.join(" "))?;
-            }
-            "resign" => versus.resign(),
-            "undo" => match versus.undo() {
-                Err(e) => writeln!(out, "{e}")?,
-                Ok(_) => {
-                    // The engine replays from the new position.
-                    *bot = make(derive_seed(a.seed, "play-undo", versus.game().ply() as u64));
-                    show = true;
-                }
-            },
-            text => match versus.play_human(text) {
-                Ok(m) => {
-                    bot.observe(&m);
-                    writeln!(out, "you play {}", before.move_text(&m))?;
-                }
-                Err(e) => writeln!(out, "{}", clip(&e, 200))?,
-            },
+        match command(a, versus, bot, make, line.trim(), out)? {
+            Next::Prompt => {}
+            Next::Board => show = true,
+            Next::Quit => break,
         }
     }
     write!(out, "\n{}", board_text(versus.game().position(), human, a.ascii))?;

@@ -255,22 +255,7 @@ impl RunConfig {
                 self.variant, self.game
             ));
         }
-        if !self.tablebase.is_empty() && (self.game != GameKind::Damone || self.variant != Variant::Standard)
-        {
-            return Err(format!(
-                "tablebase: endgame tables exist for standard Damone only, and this run plays {} ({})",
-                self.game, self.variant
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.tablebase_samples) {
-            return Err(format!(
-                "tablebase_samples must be in [0, 1], got {}",
-                self.tablebase_samples
-            ));
-        }
-        if self.tablebase_samples > 0.0 && self.tablebase.is_empty() {
-            return Err("tablebase_samples needs tablebase (the folder of tables to draw from)".into());
-        }
+        self.validate_tables()?;
         self.rules.validate()?;
         self.model.validate()?;
         self.search.validate().map_err(|e| format!("search.{e}"))?;
@@ -310,6 +295,27 @@ impl RunConfig {
                 "dist.poll_seconds must be in (0, 60], got {}",
                 self.dist.poll_seconds
             ));
+        }
+        Ok(())
+    }
+
+    /// Check `tablebase` and `tablebase_samples`.
+    fn validate_tables(&self) -> std::result::Result<(), String> {
+        if !self.tablebase.is_empty() && (self.game != GameKind::Damone || self.variant != Variant::Standard)
+        {
+            return Err(format!(
+                "tablebase: endgame tables exist for standard Damone only, and this run plays {} ({})",
+                self.game, self.variant
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.tablebase_samples) {
+            return Err(format!(
+                "tablebase_samples must be in [0, 1], got {}",
+                self.tablebase_samples
+            ));
+        }
+        if self.tablebase_samples > 0.0 && self.tablebase.is_empty() {
+            return Err("tablebase_samples needs tablebase (the folder of tables to draw from)".into());
         }
         Ok(())
     }
