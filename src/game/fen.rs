@@ -1,23 +1,17 @@
 //! FEN notation (PDN-FEN style): `W:WIh1,Df1,d1:BIa8,Da6,a4` with optional
-//! trailing counter field `H<n>` (plies since the last capture or promotion).
+//! trailing counter field `H<n>` (plies since the last capture or promotion);
+//! the fields are split as every game's are ([`super::setup`]).
 
 use super::position::Position;
+use super::setup::{cut, split_setup, SetupFieldsError};
 use super::types::*;
 use super::variant::Variant;
 
 /// Why a FEN string was rejected; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseFenError {
-    #[error("empty FEN")]
-    Empty,
-    #[error("bad side to move '{0}' (expected W or B)")]
-    BadSideToMove(String),
-    #[error("missing piece field for {0} (expected a field starting with '{1}')")]
-    MissingSide(&'static str, char),
-    #[error("piece field for {0} given twice")]
-    DuplicateSide(&'static str),
-    #[error("bad field '{0}' (expected W..., B... or H<plies>)")]
-    BadField(String),
+    #[error(transparent)]
+    Fields(#[from] SetupFieldsError),
     #[error("bad square '{0}' (expected a1..h8)")]
     BadSquare(String),
     #[error("light square '{0}' (pieces stand only on dark squares: file+rank odd, e.g. h1, a8)")]
@@ -26,90 +20,24 @@ pub enum ParseFenError {
     DoubledSquare(String),
     #[error("unknown piece prefix '{0}' in '{1}' (expected I for Damone, D for Dama, none for Pedina)")]
     UnknownPrefix(String, String),
-    #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
-    BadCounter(String),
-    #[error("the counter field '{0}' must come last")]
-    CounterNotLast(String),
     #[error("{0} has {1} pieces (at most 12)")]
     TooManyPieces(&'static str, u32),
-}
-
-/// An input token as echoed in an error: cut to 40 characters.
-fn cut(s: &str) -> String {
-    match s.char_indices().nth(40) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}...", &s[..i]),
-    }
 }
 
 impl Position {
     /// Parse a FEN under the given variant's rules.
     pub fn from_fen(fen: &str, variant: Variant) -> Result<Position, ParseFenError> {
-        let fen = fen.trim();
-        if fen.is_empty() {
-            return Err(ParseFenError::Empty);
-        }
-        let fields: Vec<&str> = fen.split(':').map(str::trim).collect();
-        let side = match fields[0] {
-            "W" | "w" => Color::White,
-            "B" | "b" => Color::Black,
-            other => return Err(ParseFenError::BadSideToMove(cut(other))),
-        };
+        let fields = split_setup(fen)?;
         let mut pos = Position::empty(variant);
-        let mut seen = [false; 2];
-        for (k, field) in fields[1..].iter().enumerate() {
-            let (color, rest) = match field.chars().next() {
-                Some('W') => (Color::White, &field[1..]),
-                Some('B') => (Color::Black, &field[1..]),
-                Some('H') => {
-                    if k + 2 != fields.len() {
-                        return Err(ParseFenError::CounterNotLast(cut(field)));
-                    }
-                    let n = field[1..]
-                        .parse::<u16>()
-                        .map_err(|_| ParseFenError::BadCounter(cut(field)))?;
-                    pos.set_no_progress(n);
-                    continue;
-                }
-                _ => return Err(ParseFenError::BadField(cut(field))),
-            };
-            if seen[color.index()] {
-                return Err(ParseFenError::DuplicateSide(color.name()));
-            }
-            seen[color.index()] = true;
-            if rest.trim().is_empty() {
-                continue;
-            }
-            for tok in rest.split(',').map(str::trim) {
-                if tok.len() < 2 || !tok.is_char_boundary(tok.len() - 2) {
-                    return Err(ParseFenError::BadSquare(cut(tok)));
-                }
-                let (prefix, name) = tok.split_at(tok.len() - 2);
-                let rank = match prefix {
-                    "" => Rank::Pedina,
-                    "D" => Rank::Dama,
-                    "I" => Rank::Damone,
-                    p => return Err(ParseFenError::UnknownPrefix(cut(p), cut(tok))),
-                };
-                let (f, r) = parse_coords(name).ok_or_else(|| ParseFenError::BadSquare(cut(name)))?;
-                let sq =
-                    Square::from_coords(f, r).ok_or_else(|| ParseFenError::LightSquare(name.to_string()))?;
-                if pos.piece_at(sq).is_some() {
-                    return Err(ParseFenError::DoubledSquare(name.to_string()));
-                }
-                pos.put(sq, Piece { color, rank });
-            }
-        }
-        for c in [Color::White, Color::Black] {
-            if !seen[c.index()] {
-                return Err(ParseFenError::MissingSide(c.name(), c.letter()));
-            }
-            let n = pos.count(c);
+        for color in [Color::White, Color::Black] {
+            read_pieces(&mut pos, color, fields.pieces[color.index()])?;
+            let n = pos.count(color);
             if n > 12 {
-                return Err(ParseFenError::TooManyPieces(c.name(), n));
+                return Err(ParseFenError::TooManyPieces(color.name(), n));
             }
         }
-        pos.set_side(side);
+        pos.set_no_progress(fields.counter);
+        pos.set_side(fields.side);
         Ok(pos)
     }
 
@@ -137,6 +65,32 @@ impl Position {
     }
 }
 
+/// Put the pieces of one side's list (`If3,Dd1,b7`) on `pos`.
+fn read_pieces(pos: &mut Position, color: Color, list: &str) -> Result<(), ParseFenError> {
+    if list.trim().is_empty() {
+        return Ok(());
+    }
+    for tok in list.split(',').map(str::trim) {
+        if tok.len() < 2 || !tok.is_char_boundary(tok.len() - 2) {
+            return Err(ParseFenError::BadSquare(cut(tok)));
+        }
+        let (prefix, name) = tok.split_at(tok.len() - 2);
+        let rank = match prefix {
+            "" => Rank::Pedina,
+            "D" => Rank::Dama,
+            "I" => Rank::Damone,
+            p => return Err(ParseFenError::UnknownPrefix(cut(p), cut(tok))),
+        };
+        let (f, r) = parse_coords(name).ok_or_else(|| ParseFenError::BadSquare(cut(name)))?;
+        let sq = Square::from_coords(f, r).ok_or_else(|| ParseFenError::LightSquare(name.to_string()))?;
+        if pos.piece_at(sq).is_some() {
+            return Err(ParseFenError::DoubledSquare(name.to_string()));
+        }
+        pos.put(sq, Piece { color, rank });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,12 +107,27 @@ mod tests {
     fn one_error_per_bad_field() {
         let v = Variant::Standard;
         let e = |s: &str| Position::from_fen(s, v).unwrap_err();
-        assert_eq!(e(""), ParseFenError::Empty);
-        assert_eq!(e("X:Wh1:Ba8"), ParseFenError::BadSideToMove("X".into()));
-        assert_eq!(e("W:Wh1"), ParseFenError::MissingSide("black", 'B'));
-        assert_eq!(e("W:Ba8"), ParseFenError::MissingSide("white", 'W'));
-        assert_eq!(e("W:Wh1:Wf1:Ba8"), ParseFenError::DuplicateSide("white"));
-        assert_eq!(e("W:Wh1:Ba8:Q"), ParseFenError::BadField("Q".into()));
+        assert_eq!(e(""), ParseFenError::Fields(SetupFieldsError::Empty));
+        assert_eq!(
+            e("X:Wh1:Ba8"),
+            ParseFenError::Fields(SetupFieldsError::BadSideToMove("X".into()))
+        );
+        assert_eq!(
+            e("W:Wh1"),
+            ParseFenError::Fields(SetupFieldsError::MissingSide("black", 'B'))
+        );
+        assert_eq!(
+            e("W:Ba8"),
+            ParseFenError::Fields(SetupFieldsError::MissingSide("white", 'W'))
+        );
+        assert_eq!(
+            e("W:Wh1:Wf1:Ba8"),
+            ParseFenError::Fields(SetupFieldsError::DuplicateSide("white"))
+        );
+        assert_eq!(
+            e("W:Wh1:Ba8:Q"),
+            ParseFenError::Fields(SetupFieldsError::BadField("Q".into()))
+        );
         assert_eq!(e("W:Wz9:Ba8"), ParseFenError::BadSquare("z9".into()));
         assert_eq!(e("W:Wa1:Ba8"), ParseFenError::LightSquare("a1".into()));
         assert_eq!(e("W:Wh1,Dh1:Ba8"), ParseFenError::DoubledSquare("h1".into()));
@@ -166,7 +135,10 @@ mod tests {
             e("W:WXh1:Ba8"),
             ParseFenError::UnknownPrefix("X".into(), "Xh1".into())
         );
-        assert_eq!(e("W:Wh1:Ba8:Hx"), ParseFenError::BadCounter("Hx".into()));
+        assert_eq!(
+            e("W:Wh1:Ba8:Hx"),
+            ParseFenError::Fields(SetupFieldsError::BadCounter("Hx".into()))
+        );
         assert_eq!(e("W:Wh:Ba8"), ParseFenError::BadSquare("h".into()));
     }
 

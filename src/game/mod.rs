@@ -18,6 +18,7 @@ pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod record;
+pub mod setup;
 pub mod types;
 pub mod variant;
 
@@ -27,5 +28,6 @@ pub use notation::{parse_move, to_pdn, ParseMoveError, PdnHeaders};
 pub use perft::{divide, perft};
 pub use position::{IllegalMove, Move, MoveList, Position, MAX_JUMPS};
 pub use record::{DrawRules, EndReason, Game, Outcome};
+pub use setup::SetupFieldsError;
 pub use types::{Bitboard, Color, Dir, Piece, Rank, Square};
 pub use variant::{UnknownVariant, Variant, VARIANT_NAMES};

@@ -8,6 +8,7 @@
 //! in each player's left-hand corner, as the federation sets it.
 
 use super::position::{Move, Piece, Position};
+use crate::game::setup::{cut, split_setup, SetupFieldsError};
 use crate::game::types::{Bitboard, Color, Square};
 use crate::game::ParseMoveError;
 
@@ -29,33 +30,16 @@ pub fn square_of_number(n: u32) -> Option<Square> {
 /// Why a setup string was refused; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    #[error("empty setup string")]
-    Empty,
-    #[error("bad side to move '{0}' (expected W or B)")]
-    BadSideToMove(String),
-    #[error("missing piece field for {0} (expected a field starting with '{1}')")]
-    MissingSide(&'static str, char),
-    #[error("piece field for {0} given twice")]
-    DuplicateSide(&'static str),
-    #[error("bad field '{0}' (expected W..., B... or H<plies>)")]
-    BadField(String),
+    #[error(transparent)]
+    Fields(#[from] SetupFieldsError),
     #[error("bad square '{0}' (expected a square number 1 to 32, K before a king, or a range like 21-32)")]
     BadSquare(String),
     #[error("square {0} used twice")]
     DoubledSquare(u32),
     #[error("a {0} man on square {1}, its promotion row (it would be a king)")]
     ManOnLastRow(&'static str, u32),
-    #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
-    BadCounter(String),
-    #[error("the counter field '{0}' must come last")]
-    CounterNotLast(String),
     #[error("{0} has {1} pieces (at most 12)")]
     TooManyPieces(&'static str, u32),
-}
-
-/// An input token as echoed in an error: cut to 40 characters.
-fn cut(s: &str) -> String {
-    crate::util::clip(s, 40)
 }
 
 /// The squares one token names: `K`-prefixed or not, a number or a range.
@@ -122,47 +106,17 @@ impl Position {
     /// Read a setup string: side to move, then each side's pieces, then an
     /// optional `H<n>` counter of reversible plies.
     pub fn from_setup(text: &str) -> Result<Position, SetupError> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(SetupError::Empty);
-        }
-        let fields: Vec<&str> = text.split(':').map(str::trim).collect();
-        let side = match fields[0] {
-            "W" | "w" => Color::White,
-            "B" | "b" => Color::Black,
-            other => return Err(SetupError::BadSideToMove(cut(other))),
-        };
+        let fields = split_setup(text)?;
         let mut pos = Position::empty();
-        let mut seen = [false; 2];
-        for (k, field) in fields[1..].iter().enumerate() {
-            let color = match field.chars().next() {
-                Some('W') => Color::White,
-                Some('B') => Color::Black,
-                Some('H') if k + 2 != fields.len() => return Err(SetupError::CounterNotLast(cut(field))),
-                Some('H') => {
-                    let n = field[1..]
-                        .parse::<u16>()
-                        .map_err(|_| SetupError::BadCounter(cut(field)))?;
-                    pos.set_reversible_plies(n);
-                    continue;
-                }
-                _ => return Err(SetupError::BadField(cut(field))),
-            };
-            if std::mem::replace(&mut seen[color.index()], true) {
-                return Err(SetupError::DuplicateSide(color.name()));
-            }
-            read_pieces(&mut pos, color, &field[1..])?;
-        }
         for c in [Color::White, Color::Black] {
-            if !seen[c.index()] {
-                return Err(SetupError::MissingSide(c.name(), c.letter()));
-            }
+            read_pieces(&mut pos, c, fields.pieces[c.index()])?;
             let n = pos.color_bb(c).count_ones();
             if n > 12 {
                 return Err(SetupError::TooManyPieces(c.name(), n));
             }
         }
-        pos.set_side(side);
+        pos.set_reversible_plies(fields.counter);
+        pos.set_side(fields.side);
         Ok(pos)
     }
 

@@ -1,6 +1,7 @@
 use super::*;
 use crate::game::perft;
 use crate::game::types::Square;
+use crate::game::SetupFieldsError;
 
 fn legal_texts(setup: &str) -> Vec<String> {
     let pos = Position::from_setup(setup).unwrap();
@@ -142,19 +143,37 @@ fn counters_hash_and_irreversibility() {
 #[test]
 fn bad_setup_strings_get_one_line_errors() {
     let e = |s: &str| Position::from_setup(s).unwrap_err();
-    assert_eq!(e(""), SetupError::Empty);
-    assert_eq!(e("X:W21:B1"), SetupError::BadSideToMove("X".into()));
-    assert_eq!(e("W:W21"), SetupError::MissingSide("black", 'B'));
-    assert_eq!(e("W:W21:W22:B1"), SetupError::DuplicateSide("white"));
-    assert_eq!(e("W:W21:B1:Q"), SetupError::BadField("Q".into()));
+    assert_eq!(e(""), SetupError::Fields(SetupFieldsError::Empty));
+    assert_eq!(
+        e("X:W21:B1"),
+        SetupError::Fields(SetupFieldsError::BadSideToMove("X".into()))
+    );
+    assert_eq!(
+        e("W:W21"),
+        SetupError::Fields(SetupFieldsError::MissingSide("black", 'B'))
+    );
+    assert_eq!(
+        e("W:W21:W22:B1"),
+        SetupError::Fields(SetupFieldsError::DuplicateSide("white"))
+    );
+    assert_eq!(
+        e("W:W21:B1:Q"),
+        SetupError::Fields(SetupFieldsError::BadField("Q".into()))
+    );
     assert_eq!(e("W:W33:B1"), SetupError::BadSquare("33".into()));
     assert_eq!(e("W:Wh1:B1"), SetupError::BadSquare("h1".into()));
     assert_eq!(e("W:W12-9:B1"), SetupError::BadSquare("12-9".into()));
     assert_eq!(e("W:W21,K21:B1"), SetupError::DoubledSquare(21));
     assert_eq!(e("W:W3:B1"), SetupError::ManOnLastRow("white", 3));
     assert_eq!(e("W:W21:B30"), SetupError::ManOnLastRow("black", 30));
-    assert_eq!(e("W:W21:B1:Hx"), SetupError::BadCounter("Hx".into()));
-    assert_eq!(e("W:W21:H3:B1"), SetupError::CounterNotLast("H3".into()));
+    assert_eq!(
+        e("W:W21:B1:Hx"),
+        SetupError::Fields(SetupFieldsError::BadCounter("Hx".into()))
+    );
+    assert_eq!(
+        e("W:W21:H3:B1"),
+        SetupError::Fields(SetupFieldsError::CounterNotLast("H3".into()))
+    );
     assert_eq!(e("W:W5-17:B1"), SetupError::TooManyPieces("white", 13));
     for s in ["", "X", "W:W21:B1:Q", "W:W33:B1"] {
         assert!(!e(s).to_string().contains('\n'));
