@@ -7,11 +7,11 @@ use super::protocol::{
 };
 use super::store::{Created, Store};
 use super::DistError;
-use crate::data::{exact_samples, ReplayWindow};
+use crate::data::ReplayWindow;
 use crate::game::{GameKind, Position};
 use crate::mcts::ExactValues;
 use crate::net::ComputeDevice;
-use crate::run::{check_resumable, config_exact_values, RunConfig, RunGame};
+use crate::run::{check_resumable, config_exact_values, table_samples, RunConfig, RunGame};
 use crate::train::Trainer;
 use crate::util::rng_stream;
 use crate::util::stop::Stop;
@@ -493,11 +493,8 @@ impl<P: RunGame> Learner<P> {
             self.state.taken.insert(key, (Taken::Used, next));
         }
         self.state.samples += new_samples as u64;
-        if let Some(tables) = self.tables.as_deref() {
-            let count = (new_samples as f64 * self.cfg.tablebase_samples).round() as usize;
-            let mut rng = rng_stream(self.cfg.seed, "table-samples", next);
-            self.window.extend(exact_samples(tables, count, &mut rng));
-        }
+        let drawn = table_samples(&self.cfg, self.tables.as_deref(), new_samples, next);
+        self.window.extend(drawn);
         let steps = self.cfg.train.steps_for(new_samples, self.window.len());
         let mut rng = rng_stream(self.cfg.seed, "learner", next);
         let pool = self.pool.clone();

@@ -6,7 +6,6 @@ use super::{
     write_rows, CheckpointFiles, EvalGameRow, EvalRow, Event, Metrics, Observer, Phase, Run, RunError,
 };
 use crate::arena::evaluation::EvalResult;
-use crate::data::{exact_samples, Sample};
 use crate::net::NetEvaluator;
 use crate::selfplay::SelfPlayStats;
 use crate::train::Losses;
@@ -130,20 +129,9 @@ impl<P: super::RunGame> Run<P> {
             full_sims: sp_cfg.full_sims,
         };
         self.window.extend(samples);
-        let from_tables = self.table_samples(k, phase.samples);
-        self.window.extend(from_tables);
+        let drawn = super::table_samples(&self.cfg, self.selfplay.exact_values(), phase.samples, k as u64);
+        self.window.extend(drawn);
         phase
-    }
-
-    /// The samples drawn from the endgame tables for iteration `k`:
-    /// `tablebase_samples` per self-play sample (none without tables).
-    fn table_samples(&self, k: u32, selfplay_samples: usize) -> Vec<Sample<P>> {
-        let Some(tables) = self.tables.as_deref() else {
-            return Vec::new();
-        };
-        let count = (selfplay_samples as f64 * self.cfg.tablebase_samples).round() as usize;
-        let mut rng = rng_stream(self.cfg.seed, "table-samples", k as u64);
-        exact_samples(tables, count, &mut rng)
     }
 
     /// Train the steps `new_samples` are worth on the replay window.

@@ -45,7 +45,7 @@ pub use metrics::{read_rows, write_rows, EvalGameRow, EvalRow, LogError, Metrics
 use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
-use crate::data::{ReplayError, ReplayWindow};
+use crate::data::{exact_samples, ReplayError, ReplayWindow, Sample};
 use crate::game::{GameKind, Position};
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
@@ -251,6 +251,24 @@ pub fn config_exact_values<P: RunGame>(cfg: &RunConfig) -> Result<Option<Arc<dyn
     P::open_exact_values(Path::new(&cfg.tablebase), cfg.rules).map(Some)
 }
 
+/// The samples drawn from the endgame tables `tables` for round `round`
+/// (a run's iteration, a learner's model version): the config's
+/// `tablebase_samples` per one of the round's `new_samples` self-play
+/// samples; none without tables.
+pub fn table_samples<P: RunGame>(
+    cfg: &RunConfig,
+    tables: Option<&dyn ExactValues<P>>,
+    new_samples: usize,
+    round: u64,
+) -> Vec<Sample<P>> {
+    let Some(tables) = tables else {
+        return Vec::new();
+    };
+    let count = (new_samples as f64 * cfg.tablebase_samples).round() as usize;
+    let mut rng = crate::util::rng_stream(cfg.seed, "table-samples", round);
+    exact_samples(tables, count, &mut rng)
+}
+
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
 
@@ -262,8 +280,6 @@ pub struct Run<P: RunGame = Position> {
     trainer: Trainer,
     window: ReplayWindow<P>,
     selfplay: SelfPlay<P>,
-    /// The config's endgame tables, if any (self-play holds them too).
-    tables: Option<Arc<dyn ExactValues<P>>>,
     state: CheckpointState,
     metrics: Vec<Metrics>,
     evals: Vec<EvalRow>,
@@ -346,8 +362,7 @@ impl<P: RunGame> Run<P> {
         let mut run = Run::fresh(cfg, dir, compute)?;
         let tables =
             config_exact_values(&run.cfg).map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
-        run.selfplay.set_exact_values(tables.clone());
-        run.tables = tables;
+        run.selfplay.set_exact_values(tables);
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }
@@ -373,7 +388,6 @@ impl<P: RunGame> Run<P> {
             trainer: Trainer::new(cfg.model.clone(), cfg.train.clone(), device),
             window: ReplayWindow::new(cfg.train.window),
             selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
-            tables: None,
             state: CheckpointState {
                 version: CHECKPOINT_VERSION,
                 encoding_version: ENCODING_VERSION,

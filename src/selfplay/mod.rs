@@ -318,6 +318,11 @@ impl<P: Board> SelfPlay<P> {
         }
     }
 
+    /// The exact values self-play uses, if any.
+    pub fn exact_values(&self) -> Option<&dyn ExactValues<P>> {
+        self.exact.as_deref()
+    }
+
     /// End each iteration early once `stop` is raised (its samples and
     /// counters are then incomplete: the caller drops them).
     pub fn stop_on(&mut self, stop: Stop) {
