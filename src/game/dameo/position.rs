@@ -525,6 +525,20 @@ impl Position {
         }
     }
 
+    /// The men of the side to move with a first jump (an orthogonal
+    /// neighbour of the enemy's and the cell beyond it empty); its kings
+    /// are not included.
+    fn capturing_men(&self) -> Cells {
+        let enemy = self.color_cells(self.side.opposite());
+        let empty = !self.occupied();
+        ORTHOGONAL.iter().fold(0, |found, &d| {
+            let back = (d + 4) % 8;
+            found | (shift(shift(empty, back) & enemy, back) & self.men(self.side))
+        })
+    }
+
+    /// The captures taking the most pieces into `out`: a search from each
+    /// man with a first jump and from each king.
     fn gen_captures(&self, out: &mut Vec<Move>) {
         let me = self.side;
         let mut search = CaptureSearch {
@@ -536,7 +550,7 @@ impl Position {
             path: [0; MAX_JUMPS],
             out,
         };
-        for from in cells(self.color_cells(me)) {
+        for from in cells(self.capturing_men() | self.kings(me)) {
             search.from = from as u8;
             search.king = self.kings & (1 << from) != 0;
             search.occupied = self.occupied() & !(1 << from);
