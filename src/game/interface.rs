@@ -177,6 +177,12 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
         self.legal_moves_into(scratch);
         scratch.len() as u64
     }
+    /// True when the side to move has a legal move (`scratch` may be used
+    /// to generate them); games override it where that is cheaper than
+    /// counting the moves.
+    fn has_moves(&self, scratch: &mut Vec<Self::Move>) -> bool {
+        self.count_moves(scratch) > 0
+    }
     /// True when the side to move has a capture (the tactical check
     /// follows capture exchanges to their end).
     fn has_capture(&self) -> bool;

@@ -49,11 +49,7 @@ impl<P: GamePosition> Tactics<P> {
             return stand;
         };
         if !pos.has_capture() {
-            return if pos.count_moves(buf) == 0 {
-                -NO_MOVES
-            } else {
-                stand
-            };
+            return if pos.has_moves(buf) { stand } else { -NO_MOVES };
         }
         pos.legal_moves_into(buf);
         let mut best = i32::MIN;

@@ -78,6 +78,10 @@ impl GamePosition for Position {
         Position::count_moves(self, scratch)
     }
     #[inline]
+    fn has_moves(&self, _scratch: &mut Vec<Move>) -> bool {
+        Position::has_capture(self) || Position::has_quiet_move(self)
+    }
+    #[inline]
     fn has_capture(&self) -> bool {
         Position::has_capture(self)
     }

@@ -475,6 +475,19 @@ impl Position {
         self.quiet_move_count() as u64
     }
 
+    /// True when the side to move has a step or a king move (a line move
+    /// needs its front man's step free, so it adds none): a man with the
+    /// next cell ahead empty, or a king with an empty neighbour.
+    pub fn has_quiet_move(&self) -> bool {
+        let empty = !self.occupied();
+        let men = self.men(self.side);
+        let kings = self.kings(self.side);
+        FORWARD[self.side.index()]
+            .iter()
+            .any(|&d| shift(empty, (d + 4) % 8) & men != 0)
+            || (0..8).any(|d| shift(kings, d) & empty != 0)
+    }
+
     /// The number of steps, line moves and king moves the side to move
     /// has (its moves when it has no capture).
     pub fn quiet_move_count(&self) -> u32 {

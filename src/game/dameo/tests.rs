@@ -228,3 +228,44 @@ fn hashes_and_counters_follow_the_moves() {
         assert_eq!(Position::from_setup(&p.to_setup()), Ok(p));
     }
 }
+
+/// `has_moves` (the tactical check's test for a side without a move)
+/// agrees with generating the moves: on hand-made blocked positions, and
+/// for both sides to move over random playouts.
+#[test]
+fn has_moves_agrees_with_the_move_list() {
+    use crate::game::GamePosition;
+    use rand::Rng;
+    let mut scratch = Vec::new();
+    // White's a2 is walled in (a3, b3 ahead; a3's capture lands on a4,
+    // which is taken); Black's king h8 has h7 and g8 free.
+    for (setup, white_moves) in [
+        ("W:Wa2:Ba3,a4,b3,Kh8", false),
+        ("W:Wa2,Kd4:Ba3,a4,b3", true),
+        ("W:Wa2:Ba3,a4", true),
+    ] {
+        let p = pos(setup);
+        assert_eq!(p.legal_moves().is_empty(), !white_moves, "{setup}");
+        assert_eq!(GamePosition::has_moves(&p, &mut scratch), white_moves, "{setup}");
+    }
+    let mut rng = crate::util::rng_stream(8, "dameo-has-moves", 0);
+    let mut checked = 0;
+    for _ in 0..20 {
+        let mut p = Position::start();
+        for _ in 0..200 {
+            for side in [Color::White, Color::Black] {
+                let mut q = p;
+                q.set_side(side);
+                let any = !q.legal_moves().is_empty();
+                assert_eq!(GamePosition::has_moves(&q, &mut scratch), any, "{q}");
+                checked += 1;
+            }
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            p.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    assert!(checked > 2000, "{checked}");
+}
