@@ -56,6 +56,34 @@ fn puct_and_gumbel_find_the_winning_move() {
         );
         let best_policy = r.policy.iter().cloned().fold(0.0, f32::max);
         assert_eq!(r.policy[i], best_policy, "{algo:?}");
+        assert_eq!(r.move_wdl.win, 1.0, "{algo:?}: the chosen move wins at once");
+    }
+}
+
+/// The chosen move's WDL is its child's mean seen from the root (so its
+/// win minus loss is that move's Q, with no draw score or material in the
+/// value); the root's mean also counts the moves Gumbel's halving tried
+/// and dropped, so the two differ.
+#[test]
+fn the_chosen_moves_wdl_is_its_q() {
+    let g = game("W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8");
+    for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
+        let params = SearchParams {
+            algorithm: algo,
+            simulations: 200,
+            ..SearchParams::plain()
+        };
+        let mut t = Tree::new(&g, params, rng_stream(3, "t", 0));
+        let mut ev = RolloutEvaluator::new(rng_stream(3, "ev", 0));
+        let r = search(&mut t, &mut ev).unwrap();
+        let i = r.moves.iter().position(|m| *m == r.best).unwrap();
+        let q = r.q[i].expect("the chosen move was visited");
+        assert!(
+            (r.move_wdl.value() - q).abs() < 1e-5,
+            "{algo:?}: {:?} against {q}",
+            r.move_wdl
+        );
+        assert!(r.move_wdl != r.wdl, "{algo:?}: {:?}", r.wdl);
     }
 }
 

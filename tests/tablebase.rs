@@ -174,7 +174,9 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
     };
     let (code, out, err) = grade(&[]);
     assert!(code == 0, "{err}");
+    assert!(out.contains("search 8") && out.contains("move 8"), "{out}");
     let all = out.lines().find(|l| l.starts_with("all ")).expect("an all row");
+    assert_eq!(all.split_whitespace().count(), 5, "{all}");
     let positions: u64 = all.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!((300..=450).contains(&positions), "{out}");
     assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");

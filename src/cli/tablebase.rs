@@ -224,23 +224,26 @@ fn run_grade(a: GradeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The grading's table: per balance, positions and the two agreements.
+/// The grading's table: per balance, positions and the three agreements
+/// (the network, the search's root mean, the search's chosen move).
 fn print_grade(what: &str, rows: &[GradeRow], sims: u32) {
     println!("positions {what}:");
     println!(
-        "{:<10} {:>9} {:>10} {:>14}",
+        "{:<10} {:>9} {:>10} {:>14} {:>14}",
         "balance",
         "positions",
         "net WDL",
-        format!("search {sims}")
+        format!("search {sims}"),
+        format!("move {sims}")
     );
     for r in rows {
         println!(
-            "{:<10} {:>9} {:>9.1}% {:>13.1}%",
+            "{:<10} {:>9} {:>9.1}% {:>13.1}% {:>13.1}%",
             r.balance,
             r.positions,
             100.0 * r.net_share(),
-            100.0 * r.search_share()
+            100.0 * r.search_share(),
+            100.0 * r.move_share()
         );
     }
 }

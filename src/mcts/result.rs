@@ -19,8 +19,14 @@ pub struct SearchResult<M = Move> {
     /// Policy target: visit distribution (PUCT) or completed-Q improved
     /// policy (Gumbel).
     pub policy: Vec<f32>,
-    /// Root win/draw/loss estimate for the side to move.
+    /// Root win/draw/loss estimate for the side to move: the mean over
+    /// every simulation, those of the moves tried and dropped included.
     pub wdl: Wdl,
+    /// The chosen move's win/draw/loss for the side to move (its child's
+    /// mean, or its exact value): the search's verdict on the position once
+    /// it has picked its move. The root's mean where the move went
+    /// unvisited.
+    pub move_wdl: Wdl,
     /// The move chosen to play.
     pub best: M,
     /// Simulations this search ran.
@@ -56,16 +62,7 @@ impl<P: GamePosition> Tree<P> {
         let priors: Vec<f32> = edges.iter().map(|e| e.raw).collect();
         let q: Vec<Option<f32>> = edges.iter().map(|e| self.edge_q(e).map(|x| x as f32)).collect();
         let total: u32 = visits.iter().sum();
-        let wdl = if nd.n > 0 {
-            let n = nd.n as f64;
-            Wdl::new(
-                (nd.wdl[0] / n) as f32,
-                (nd.wdl[1] / n) as f32,
-                (nd.wdl[2] / n) as f32,
-            )
-        } else {
-            nd.value
-        };
+        let wdl = nd.mean_wdl();
         let proven = if self.params.solver { nd.proven } else { None };
         let (policy, best) = if let Some(w) = proven.filter(|w| w.value() > -1.0) {
             // A proven win or draw: the moves that keep it, the most
@@ -113,9 +110,21 @@ impl<P: GamePosition> Tree<P> {
             };
             (policy, self.pick_by_visits(&visits, &priors, t))
         };
+        let best_edge = &self.edges[nd.edge_range()][best];
+        let move_wdl = self.edge_exact(best_edge).map_or_else(
+            || {
+                let child = best_edge.child;
+                match self.nodes.get(child as usize) {
+                    Some(c) if c.n > 0 => c.mean_wdl().flipped(),
+                    _ => wdl,
+                }
+            },
+            Wdl::flipped,
+        );
         Some(SearchResult {
             best: moves[best],
             wdl: proven.unwrap_or(wdl),
+            move_wdl: proven.unwrap_or(move_wdl),
             moves,
             visits,
             priors,

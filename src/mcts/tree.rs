@@ -73,6 +73,19 @@ impl Node {
             proven: None,
         }
     }
+    /// Mean win/draw/loss over the visits, for the side to move here (the
+    /// evaluator's value before any).
+    pub(super) fn mean_wdl(&self) -> Wdl {
+        if self.n == 0 {
+            return self.value;
+        }
+        let n = self.n as f64;
+        Wdl::new(
+            (self.wdl[0] / n) as f32,
+            (self.wdl[1] / n) as f32,
+            (self.wdl[2] / n) as f32,
+        )
+    }
     /// Mean value ([`search_value`]) for the side to move here.
     pub(super) fn q(&self, p: &SearchParams) -> f64 {
         if self.n == 0 {

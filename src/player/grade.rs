@@ -1,6 +1,10 @@
 //! The value head graded against the endgame tables: for positions the
 //! tables cover, how often the network's WDL argmax, and the WDL of its
-//! search at a given number of simulations, name the exact result.
+//! search at a given number of simulations, name the exact result. The
+//! search's result is read two ways: the root's mean over all its
+//! simulations, and the value of the move it chose (Gumbel's sequential
+//! halving spends most simulations on moves it then drops, so the root's
+//! mean mixes their values in).
 //!
 //! Positions come from two sources: drawn uniformly from each balance's
 //! table (the side to move White or Black, half each), and taken from a
@@ -29,8 +33,12 @@ pub struct GradeRow {
     pub positions: u64,
     /// Positions whose network WDL argmax is the exact result.
     pub net_agree: u64,
-    /// Positions whose search WDL argmax is the exact result.
+    /// Positions whose search WDL argmax (the root's mean) is the exact
+    /// result.
     pub search_agree: u64,
+    /// Positions whose search's chosen move has a WDL argmax equal to the
+    /// exact result (the search's verdict once it has picked its move).
+    pub move_agree: u64,
 }
 
 impl GradeRow {
@@ -41,6 +49,10 @@ impl GradeRow {
     /// Share of positions the search's argmax gets right.
     pub fn search_share(&self) -> f64 {
         self.search_agree as f64 / self.positions.max(1) as f64
+    }
+    /// Share of positions the chosen move's WDL argmax gets right.
+    pub fn move_share(&self) -> f64 {
+        self.move_agree as f64 / self.positions.max(1) as f64
     }
 }
 
@@ -127,7 +139,7 @@ pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32,
         let games: Vec<Game<Position>> = chunk.iter().map(|p| Game::new(*p, rules)).collect();
         let net_wdl = evaluate(&mut eval, &games);
         let search_wdl = search_all(&mut eval, &games, &params, seed ^ c as u64);
-        for ((g, nw), sw) in games.iter().zip(net_wdl).zip(search_wdl) {
+        for ((g, nw), (sw, mw)) in games.iter().zip(net_wdl).zip(search_wdl) {
             let pos = g.position();
             let Some(exact) = tb.probe(pos) else { continue };
             let m = Material::of(pos);
@@ -135,6 +147,7 @@ pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32,
             row.positions += 1;
             row.net_agree += (argmax(&nw) == exact.score()) as u64;
             row.search_agree += (argmax(&sw) == exact.score()) as u64;
+            row.move_agree += (argmax(&mw) == exact.score()) as u64;
         }
     }
     let mut out: Vec<GradeRow> = rows
@@ -150,6 +163,7 @@ pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32,
             positions: a.positions + r.positions,
             net_agree: a.net_agree + r.net_agree,
             search_agree: a.search_agree + r.search_agree,
+            move_agree: a.move_agree + r.move_agree,
             ..a
         },
     );
@@ -168,14 +182,14 @@ fn evaluate(eval: &mut NetEvaluator, games: &[Game<Position>]) -> Vec<Wdl> {
     eval.evaluate(&reqs).into_iter().map(|e| e.wdl).collect()
 }
 
-/// The root WDL of a search of each game's position, the trees searched
-/// together.
+/// The root WDL and the chosen move's WDL of a search of each game's
+/// position, the trees searched together.
 fn search_all(
     eval: &mut NetEvaluator,
     games: &[Game<Position>],
     params: &SearchParams,
     seed: u64,
-) -> Vec<Wdl> {
+) -> Vec<(Wdl, Wdl)> {
     let mut trees: Vec<Tree<Position>> = games
         .iter()
         .enumerate()
@@ -188,6 +202,6 @@ fn search_all(
     search_batched(&mut refs, eval);
     trees
         .iter_mut()
-        .map(|t| t.result().map_or(Wdl::DRAW, |r| r.wdl))
+        .map(|t| t.result().map_or((Wdl::DRAW, Wdl::DRAW), |r| (r.wdl, r.move_wdl)))
         .collect()
 }
