@@ -2,7 +2,7 @@
 //! distribution for PUCT, completed-Q improved policy for Gumbel; with the
 //! solver, a proven win or draw's keeping moves) and the move to play.
 
-use super::tree::{State, Tree};
+use super::tree::{Node, State, Tree};
 use super::wdl::Wdl;
 use crate::game::{GamePosition, Move};
 use rand::Rng as _;
@@ -110,17 +110,7 @@ impl<P: GamePosition> Tree<P> {
             };
             (policy, self.pick_by_visits(&visits, &priors, t))
         };
-        let best_edge = &self.edges[nd.edge_range()][best];
-        let move_wdl = self.edge_exact(best_edge).map_or_else(
-            || {
-                let child = best_edge.child;
-                match self.nodes.get(child as usize) {
-                    Some(c) if c.n > 0 => c.mean_wdl().flipped(),
-                    _ => wdl,
-                }
-            },
-            Wdl::flipped,
-        );
+        let move_wdl = self.chosen_move_wdl(&nd, best, wdl);
         Some(SearchResult {
             best: moves[best],
             wdl: proven.unwrap_or(wdl),
@@ -132,6 +122,19 @@ impl<P: GamePosition> Tree<P> {
             policy,
             simulations: self.sims,
         })
+    }
+
+    /// The WDL of `root`'s edge `best` for the root's side to move: its
+    /// exact value, else its child's mean, else `root_mean` (unvisited).
+    fn chosen_move_wdl(&self, root: &Node, best: usize, root_mean: Wdl) -> Wdl {
+        let best_edge = &self.edges[root.edge_range()][best];
+        self.edge_exact(best_edge).map_or_else(
+            || match self.nodes.get(best_edge.child as usize) {
+                Some(c) if c.n > 0 => c.mean_wdl().flipped(),
+                _ => root_mean,
+            },
+            Wdl::flipped,
+        )
     }
 
     fn pick_by_visits(&mut self, visits: &[u32], priors: &[f32], t: f32) -> usize {
