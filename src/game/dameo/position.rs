@@ -426,11 +426,7 @@ impl Position {
         let me = self.side;
         let enemy = self.color_cells(me.opposite());
         let empty = !self.occupied();
-        let men = self.men(me);
-        if ORTHOGONAL
-            .iter()
-            .any(|&d| shift(shift(men, d) & enemy, d) & empty != 0)
-        {
+        if self.capturing_men() != 0 {
             return true;
         }
         cells(self.kings(me)).any(|k| {
