@@ -205,7 +205,7 @@ impl PlayerSpec {
 
     /// The options [`search_params`](Self::search_params) reads, which
     /// `mcts` and `net` specs both accept.
-    pub const SEARCH_OPTIONS: [&'static str; 10] = [
+    pub const SEARCH_OPTIONS: [&'static str; 11] = [
         "sims",
         "movetime",
         "algo",
@@ -216,6 +216,7 @@ impl PlayerSpec {
         "draw",
         "tactics",
         "tactics_tree",
+        "tactics_depth",
     ];
 
     /// Search parameters from the options shared by `mcts` and `net`:
@@ -228,7 +229,8 @@ impl PlayerSpec {
     /// move, in [-1, 0]: a contempt, `search.draw_score`), `tactics` (the
     /// root's tactical check, its margin in Pedine, 0 = off,
     /// `search.tactics_margin`), `tactics_tree` (true: the check at every
-    /// node, `search.tactics_in_tree`).
+    /// node, `search.tactics_in_tree`), `tactics_depth` (moves of each side
+    /// the root's check looks ahead, `search.tactics_depth`).
     pub fn search_params(&self, base: SearchParams) -> Result<SearchParams, SpecError> {
         let mut p = base;
         if let Some(s) = self.get_positive("sims")? {
@@ -272,6 +274,9 @@ impl PlayerSpec {
         if let Some(t) = self.get::<bool>("tactics_tree")? {
             p.tactics_in_tree = t;
         }
+        if let Some(d) = self.get_positive("tactics_depth")? {
+            p.tactics_depth = d.min(u32::MAX as u64) as u32;
+        }
         p.validate().map_err(|e| self.search_error(e))?;
         Ok(p)
     }
@@ -279,13 +284,14 @@ impl PlayerSpec {
     /// A search setting `validate` refused, named by the spec's option for
     /// it (the message starts with the setting's field name).
     fn search_error(&self, message: String) -> SpecError {
-        const FIELDS: [(&str, &str); 6] = [
+        const FIELDS: [(&str, &str); 7] = [
             ("c_puct", "cpuct"),
             ("gumbel_considered", "considered"),
             ("material_utility", "material"),
             ("draw_score", "draw"),
             ("simulations", "sims"),
             ("tactics_margin", "tactics"),
+            ("tactics_depth", "tactics_depth"),
         ];
         FIELDS
             .iter()

@@ -94,12 +94,14 @@ impl<P: GamePosition> Tree<P> {
 
     /// [`SearchParams::tactics_margin`](super::SearchParams::tactics_margin):
     /// remove from the root's edges each move whose material balance after
-    /// the opponent's best reply and the captures that follow is worse than
-    /// the best move's by more than the margin.
+    /// the opponent's best reply and the captures that follow (looking
+    /// `tactics_depth` moves of each side ahead) is worse than the best
+    /// move's by more than the margin.
     fn drop_losing_root_moves(&mut self) {
         let pos = *self.game.position();
         let moves: Vec<_> = self.root_edges().iter().map(|e| e.mv).collect();
-        let keep = self.tactics.keep(&pos, &moves, self.params.tactics_margin);
+        let depth = self.params.tactics_depth as usize;
+        let keep = self.tactics.keep(&pos, &moves, self.params.tactics_margin, depth);
         self.retain_root_edges(&keep);
     }
 

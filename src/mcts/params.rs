@@ -120,6 +120,12 @@ pub struct SearchParams {
     /// search expands, not only at the root: the tree then assumes neither
     /// side hangs material within one reply. Kept in play.
     pub tactics_in_tree: bool,
+    /// How far the root's tactical check looks, in moves of each side: 1
+    /// plays the move and every reply; 2 the move, every reply, every
+    /// answer and every reply to that (alpha-beta on material, captures
+    /// played out after the last). At most 3. Below the root the check
+    /// looks one move deep. Kept in play.
+    pub tactics_depth: u32,
 }
 
 /// The run's search defaults: configs/default.toml's `[search]` (a test
@@ -171,6 +177,7 @@ impl SearchParams {
             avoid_repetition: false,
             tactics_margin: 0.0,
             tactics_in_tree: false,
+            tactics_depth: 1,
         }
     }
 
@@ -245,6 +252,12 @@ impl SearchParams {
         pos(self.gumbel_c_visit, "gumbel_c_visit")?;
         pos(self.gumbel_c_scale, "gumbel_c_scale")?;
         pos(self.tactics_margin, "tactics_margin")?;
+        if !(1..=3).contains(&self.tactics_depth) {
+            return Err(format!(
+                "tactics_depth must be 1, 2 or 3, got {}",
+                self.tactics_depth
+            ));
+        }
         if !(-1.0..=0.0).contains(&self.draw_score) {
             return Err(format!("draw_score must be in [-1, 0], got {}", self.draw_score));
         }

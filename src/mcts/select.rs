@@ -255,7 +255,7 @@ impl<P: GamePosition> Tree<P> {
     pub fn check_leaf(&self, leaf: &mut Leaf<P>) {
         if leaf.keep.is_none() && self.checks_tactics(leaf) {
             let margin = self.params.tactics_margin;
-            let keep = super::tactics::Tactics::default().keep(leaf.game.position(), &leaf.moves, margin);
+            let keep = super::tactics::Tactics::default().keep(leaf.game.position(), &leaf.moves, margin, 1);
             leaf.keep = Some(keep);
         }
     }
@@ -270,7 +270,7 @@ impl<P: GamePosition> Tree<P> {
         let keep = match leaf.keep.take() {
             Some(keep) => Some(keep),
             None if self.checks_tactics(&leaf) => {
-                Some(self.tactics.keep(leaf.game.position(), &leaf.moves, margin))
+                Some(self.tactics.keep(leaf.game.position(), &leaf.moves, margin, 1))
             }
             None => None,
         };

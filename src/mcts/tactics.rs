@@ -11,6 +11,13 @@
 //! material difference for the mover after the opponent's best reply and
 //! the captures. The search leaves out moves whose balance is worse than
 //! the best move's by more than the margin.
+//!
+//! The root's check may look further ahead
+//! ([`SearchParams::tactics_depth`](super::SearchParams::tactics_depth)):
+//! with a depth of `d` moves of each side, the move and the `2d - 1` plies
+//! after it are searched in full (alpha-beta on the material at the
+//! leaves, each leaf's captures played out as above), so that a move
+//! walking into a combination two moves deep is left out too.
 
 use crate::game::{GamePosition, Position};
 
@@ -21,6 +28,10 @@ const NO_MOVES: i32 = 100_000;
 /// as it stands (a position has at most 24 pieces, so a longer exchange
 /// cannot happen in standard draughts).
 const MAX_EXCHANGE: usize = 24;
+
+/// Beyond any balance: the bounds of a full alpha-beta window (a side
+/// without moves, [`NO_MOVES`], stays inside it).
+const INFINITY: i32 = 4 * NO_MOVES;
 
 /// Scratch move lists for one check, one per ply of the exchange.
 pub(super) struct Tactics<P: GamePosition = Position> {
@@ -61,45 +72,71 @@ impl<P: GamePosition> Tactics<P> {
         best
     }
 
-    /// The mover's material balance after `mv` at `pos`, the opponent's
-    /// best reply, and the captures that follow; once a reply brings it
-    /// below `floor` the replies left are skipped and that lower figure is
-    /// returned (the move is out whatever they give).
-    pub(super) fn balance(&mut self, pos: &P, mv: &P::Move, floor: i32) -> i32 {
+    /// The value for the side to move at `pos` of a full-width search
+    /// `plies` deep whose leaves are [`settled`](Self::settled), in the
+    /// alpha-beta window (`alpha`, `beta`): exact inside it, a bound at or
+    /// beyond it (fail-soft). A side with no legal move has lost.
+    fn search(pos: &P, plies: usize, mut alpha: i32, beta: i32, bufs: &mut [Vec<P::Move>]) -> i32 {
+        if plies == 0 {
+            return Self::settled(pos, bufs);
+        }
+        if pos.decided().is_some() {
+            let me = pos.side_to_move();
+            return pos.material(me) - pos.material(me.opposite());
+        }
+        let (moves, rest) = bufs.split_first_mut().expect("scratch lists");
+        pos.legal_moves_into(moves);
+        if moves.is_empty() {
+            return -NO_MOVES;
+        }
+        let mut best = -INFINITY;
+        for m in moves.iter() {
+            let mut p = *pos;
+            p.play_unchecked(m);
+            best = best.max(-Self::search(&p, plies - 1, -beta, -alpha, rest));
+            alpha = alpha.max(best);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The mover's material balance after `mv` at `pos`, `depth` moves of
+    /// each side deep: the opponent's best reply (and for a depth above 1
+    /// the moves after it, each side choosing its best), then the captures
+    /// that follow. Once the balance is sure to fall below `floor` the
+    /// search stops and returns a figure below `floor` (the move is out
+    /// whatever the rest gives); above `floor` it is exact.
+    pub(super) fn balance(&mut self, pos: &P, mv: &P::Move, floor: i32, depth: usize) -> i32 {
         let mut after = *pos;
         after.play_unchecked(mv);
         if after.decided().is_some() {
             let me = pos.side_to_move();
             return after.material(me) - after.material(me.opposite());
         }
-        let (replies, rest) = self.bufs.split_first_mut().expect("scratch lists");
-        after.legal_moves_into(replies);
-        if replies.is_empty() {
-            return NO_MOVES;
+        let plies = 2 * depth.max(1) - 1;
+        if self.bufs.len() < MAX_EXCHANGE + 1 + plies {
+            self.bufs.resize_with(MAX_EXCHANGE + 1 + plies, Vec::new);
         }
-        let mut worst = i32::MAX;
-        for r in replies.iter() {
-            let mut p = after;
-            p.play_unchecked(r);
-            worst = worst.min(Self::settled(&p, rest));
-            if worst < floor {
-                break;
-            }
-        }
-        worst
+        // The opponent's search refutes the move once it finds a reply
+        // worth more than -floor to it, that is a balance below floor.
+        let beta = 1i32.saturating_sub(floor).min(INFINITY);
+        -Self::search(&after, plies, -INFINITY, beta, &mut self.bufs)
     }
 
-    /// Which of `moves` at `pos` to keep: those whose balance is within
-    /// `margin` Pedine (100 material units each) of the best move's. A move
-    /// already below the best so far by more than the margin is out, so its
-    /// balance is taken only that far ([`Tactics::balance`]'s floor).
-    pub(super) fn keep(&mut self, pos: &P, moves: &[P::Move], margin: f32) -> Vec<bool> {
+    /// Which of `moves` at `pos` to keep: those whose balance `depth`
+    /// moves deep is within `margin` Pedine (100 material units each) of
+    /// the best move's. A move already below the best so far by more than
+    /// the margin is out, so its balance is taken only that far
+    /// ([`Tactics::balance`]'s floor).
+    pub(super) fn keep(&mut self, pos: &P, moves: &[P::Move], margin: f32, depth: usize) -> Vec<bool> {
         let margin = (margin * 100.0).round() as i32;
         let mut best_so_far = i32::MIN;
         let balances: Vec<i32> = moves
             .iter()
             .map(|m| {
-                let b = self.balance(pos, m, best_so_far.saturating_sub(margin));
+                let b = self.balance(pos, m, best_so_far.saturating_sub(margin), depth);
                 best_so_far = best_so_far.max(b);
                 b
             })
@@ -128,7 +165,7 @@ mod tests {
         let mut v: Vec<(String, i32)> = p
             .legal_moves()
             .iter()
-            .map(|m| (m.to_string(), t.balance(&p, m, i32::MIN)))
+            .map(|m| (m.to_string(), t.balance(&p, m, i32::MIN, 1)))
             .collect();
         v.sort();
         v
@@ -148,7 +185,7 @@ mod tests {
         let p = pos("W:We4,h3:Bb7,c6");
         let moves = p.legal_moves();
         let kept = |margin| {
-            let keep = Tactics::default().keep(&p, &moves, margin);
+            let keep = Tactics::default().keep(&p, &moves, margin, 1);
             moves.iter().zip(keep).filter(|(_, k)| *k).count()
         };
         assert_eq!(kept(0.5), 4, "half a Pedina: e4-d5 left out");
@@ -174,34 +211,78 @@ mod tests {
         );
     }
 
-    /// The balances of every move, each taken to the end.
-    fn keep_exact<P: GamePosition>(pos: &P, moves: &[P::Move], margin: i32) -> Vec<bool> {
-        let mut t = Tactics::default();
-        let b: Vec<i32> = moves.iter().map(|m| t.balance(pos, m, i32::MIN)).collect();
+    /// A plain minimax of `plies` full-width plies over settled leaves, for
+    /// the side to move at `pos`: what the alpha-beta search must return.
+    fn minimax<P: GamePosition>(pos: &P, plies: usize) -> i32 {
+        let mut bufs: Vec<Vec<P::Move>> = (0..MAX_EXCHANGE + 1).map(|_| Vec::new()).collect();
+        if plies == 0 {
+            return Tactics::settled(pos, &mut bufs);
+        }
+        if pos.decided().is_some() {
+            let me = pos.side_to_move();
+            return pos.material(me) - pos.material(me.opposite());
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return -NO_MOVES;
+        }
+        moves
+            .iter()
+            .map(|m| {
+                let mut p = *pos;
+                p.play_unchecked(m);
+                -minimax(&p, plies - 1)
+            })
+            .max()
+            .unwrap()
+    }
+
+    /// The moves kept by minimax balances `depth` moves deep, each taken to
+    /// the end.
+    fn keep_exact<P: GamePosition>(pos: &P, moves: &[P::Move], margin: i32, depth: usize) -> Vec<bool> {
+        let b: Vec<i32> = moves
+            .iter()
+            .map(|m| {
+                let mut after = *pos;
+                after.play_unchecked(m);
+                if after.decided().is_some() {
+                    let me = pos.side_to_move();
+                    after.material(me) - after.material(me.opposite())
+                } else {
+                    -minimax(&after, 2 * depth - 1)
+                }
+            })
+            .collect();
         let best = b.iter().copied().max().unwrap_or(0);
         b.iter()
             .map(|&x| x as i64 >= best as i64 - margin as i64)
             .collect()
     }
 
-    /// Skipping the replies of moves already out keeps exactly the moves
-    /// that full balances keep, over random playouts of each game.
-    fn cut_keeps_what_full_balances_keep<P: GamePosition>(start: P) -> usize {
+    /// Skipping the replies of moves already out, and alpha-beta below
+    /// them, keeps exactly the moves that minimax balances keep, over
+    /// random playouts of each game (`games` playouts of up to `plies`).
+    fn cut_keeps_what_minimax_keeps<P: GamePosition>(
+        start: P,
+        depth: usize,
+        games: usize,
+        plies: usize,
+    ) -> usize {
         use rand::Rng as _;
         let mut rng = rng_stream(11, "tactics-cut", 0);
         let mut checked = 0;
         let mut scratch = Tactics::default();
-        for _ in 0..12 {
+        for _ in 0..games {
             let mut pos = start;
-            for _ in 0..120 {
+            for _ in 0..plies {
                 let moves = pos.legal_moves();
                 if moves.is_empty() || pos.decided().is_some() {
                     break;
                 }
                 for margin in [0.0f32, 0.5, 1.0, 2.0] {
-                    let cut = scratch.keep(&pos, &moves, margin);
-                    let exact = keep_exact(&pos, &moves, (margin * 100.0).round() as i32);
-                    assert_eq!(cut, exact, "{pos} margin {margin}");
+                    let cut = scratch.keep(&pos, &moves, margin, depth);
+                    let exact = keep_exact(&pos, &moves, (margin * 100.0).round() as i32, depth);
+                    assert_eq!(cut, exact, "{pos} margin {margin} depth {depth}");
                 }
                 checked += 1;
                 pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
@@ -212,17 +293,24 @@ mod tests {
 
     #[test]
     fn cut_balances_keep_the_same_moves_in_every_game() {
-        assert!(
-            cut_keeps_what_full_balances_keep(<Position as GamePosition>::start(Variant::Standard)) > 500
-        );
-        assert!(
-            cut_keeps_what_full_balances_keep(<crate::game::italian::Position as GamePosition>::start(()))
-                > 500
-        );
-        assert!(
-            cut_keeps_what_full_balances_keep(<crate::game::dameo::Position as GamePosition>::start(()))
-                > 500
-        );
+        let damone = <Position as GamePosition>::start(Variant::Standard);
+        let italian = <crate::game::italian::Position as GamePosition>::start(());
+        let dameo = <crate::game::dameo::Position as GamePosition>::start(());
+        assert!(cut_keeps_what_minimax_keeps(damone, 1, 12, 120) > 500);
+        assert!(cut_keeps_what_minimax_keeps(italian, 1, 12, 120) > 500);
+        assert!(cut_keeps_what_minimax_keeps(dameo, 1, 12, 120) > 500);
+    }
+
+    /// Two moves deep, alpha-beta keeps what minimax keeps (Dameo's
+    /// breadth makes its minimax slow: fewer of its positions).
+    #[test]
+    fn deeper_balances_keep_what_minimax_keeps() {
+        let damone = <Position as GamePosition>::start(Variant::Standard);
+        let italian = <crate::game::italian::Position as GamePosition>::start(());
+        let dameo = <crate::game::dameo::Position as GamePosition>::start(());
+        assert!(cut_keeps_what_minimax_keeps(damone, 2, 4, 100) > 200);
+        assert!(cut_keeps_what_minimax_keeps(italian, 2, 4, 100) > 200);
+        assert!(cut_keeps_what_minimax_keeps(dameo, 2, 1, 6) == 6);
     }
 
     /// With the check in the tree, a node below the root drops its own
