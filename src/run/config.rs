@@ -398,6 +398,25 @@ fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// Every config shipped in configs/ loads, and Dameo's hour keeps its
+    /// own full-search simulations over the embedded default's.
+    #[test]
+    fn every_shipped_config_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut loaded = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                RunConfig::load(Some(&path), &[]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                loaded += 1;
+            }
+        }
+        assert!(loaded >= 3, "{loaded} configs in {}", dir.display());
+        let dameo = RunConfig::load(Some(&dir.join("dameo.toml")), &[]).unwrap();
+        assert_eq!(dameo.selfplay.full_sims, 96);
+        assert_eq!(RunConfig::default().selfplay.full_sims, 48);
+    }
+
     /// A player file's header or a saved config written before a key
     /// existed reads that key as it was then, not as today's default.
     #[test]
