@@ -422,6 +422,11 @@ mod tests {
         );
         assert!(bad("mcts:cpuct=-1").to_string().contains("option 'cpuct'"));
         assert!(matches!(bad("mcts:material=much"), SpecError::BadValue(..)));
+        assert!(matches!(bad("mcts:tactics_depth=0"), SpecError::BadValue(..)));
+        assert_eq!(
+            bad("mcts:tactics_depth=4").to_string(),
+            "bad value '4' for option 'tactics_depth' in 'mcts:tactics_depth=4': tactics_depth must be 1, 2 or 3, got 4"
+        );
     }
 
     #[test]
@@ -437,6 +442,8 @@ mod tests {
         let p = s.search_params(SearchParams::plain()).unwrap();
         assert_eq!(p.material_utility, 0.25);
         assert_eq!(p.draw_score, -0.1);
+        let s = PlayerSpec::parse("mcts:tactics=1,tactics_depth=2").unwrap();
+        assert_eq!(s.search_params(SearchParams::plain()).unwrap().tactics_depth, 2);
     }
 
     #[test]

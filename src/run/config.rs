@@ -514,5 +514,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("threads"), "{e}");
+        let e = RunConfig::from_toml("", &["search.tactics_depth=4".into()], "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("search.tactics_depth must be 1, 2 or 3, got 4"), "{e}");
     }
 }
