@@ -47,12 +47,17 @@ impl<P: GamePosition> Default for Tactics<P> {
 }
 
 impl<P: GamePosition> Tactics<P> {
+    /// The material balance for the side to move at `pos` as it stands.
+    fn stand(pos: &P) -> i32 {
+        let me = pos.side_to_move();
+        pos.material(me) - pos.material(me.opposite())
+    }
+
     /// Material balance for the side to move at `pos` once the compulsory
     /// captures are played out (each side taking its best capture); a side
     /// with no legal move has lost.
     fn settled(pos: &P, bufs: &mut [Vec<P::Move>]) -> i32 {
-        let me = pos.side_to_move();
-        let stand = pos.material(me) - pos.material(me.opposite());
+        let stand = Self::stand(pos);
         if pos.decided().is_some() {
             return stand;
         }
@@ -81,8 +86,7 @@ impl<P: GamePosition> Tactics<P> {
             return Self::settled(pos, bufs);
         }
         if pos.decided().is_some() {
-            let me = pos.side_to_move();
-            return pos.material(me) - pos.material(me.opposite());
+            return Self::stand(pos);
         }
         let (moves, rest) = bufs.split_first_mut().expect("scratch lists");
         pos.legal_moves_into(moves);
@@ -111,10 +115,6 @@ impl<P: GamePosition> Tactics<P> {
     pub(super) fn balance(&mut self, pos: &P, mv: &P::Move, floor: i32, depth: usize) -> i32 {
         let mut after = *pos;
         after.play_unchecked(mv);
-        if after.decided().is_some() {
-            let me = pos.side_to_move();
-            return after.material(me) - after.material(me.opposite());
-        }
         let plies = 2 * depth.max(1) - 1;
         if self.bufs.len() < MAX_EXCHANGE + 1 + plies {
             self.bufs.resize_with(MAX_EXCHANGE + 1 + plies, Vec::new);
@@ -214,13 +214,12 @@ mod tests {
     /// A plain minimax of `plies` full-width plies over settled leaves, for
     /// the side to move at `pos`: what the alpha-beta search must return.
     fn minimax<P: GamePosition>(pos: &P, plies: usize) -> i32 {
-        let mut bufs: Vec<Vec<P::Move>> = (0..MAX_EXCHANGE + 1).map(|_| Vec::new()).collect();
         if plies == 0 {
+            let mut bufs: Vec<Vec<P::Move>> = (0..MAX_EXCHANGE + 1).map(|_| Vec::new()).collect();
             return Tactics::settled(pos, &mut bufs);
         }
         if pos.decided().is_some() {
-            let me = pos.side_to_move();
-            return pos.material(me) - pos.material(me.opposite());
+            return Tactics::stand(pos);
         }
         let moves = pos.legal_moves();
         if moves.is_empty() {
@@ -245,12 +244,7 @@ mod tests {
             .map(|m| {
                 let mut after = *pos;
                 after.play_unchecked(m);
-                if after.decided().is_some() {
-                    let me = pos.side_to_move();
-                    after.material(me) - after.material(me.opposite())
-                } else {
-                    -minimax(&after, 2 * depth - 1)
-                }
+                -minimax(&after, 2 * depth - 1)
             })
             .collect();
         let best = b.iter().copied().max().unwrap_or(0);
