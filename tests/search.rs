@@ -1034,3 +1034,56 @@ fn the_threads_option() {
         assert!(e.contains("threads"), "{bad}: {e}");
     }
 }
+
+/// `selfplay.search_value` changes only the search value a sample keeps:
+/// the same games and policy targets, and with `move` a value other than
+/// the root's mean wherever the search spread its simulations.
+#[test]
+fn selfplay_search_value_picks_the_samples_value_only() {
+    use damone::selfplay::{SearchValue, SelfPlay, SelfPlayConfig};
+    let play = |search_value| {
+        let cfg = SelfPlayConfig {
+            games_per_iteration: 3,
+            parallel_games: 3,
+            full_sims: 16,
+            cheap_sims: 8,
+            search_value,
+            ..Default::default()
+        };
+        let rules = DrawRules {
+            no_progress_plies: 40,
+            max_plies: 100,
+        };
+        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 9);
+        let params = SearchParams {
+            simulations: 16,
+            ..SearchParams::default()
+        };
+        sp.run_iteration(
+            &params,
+            &cfg,
+            &mut ByPosition::default(),
+            1,
+            &mut |_| {},
+            &mut |_| {},
+        )
+        .0
+    };
+    let (root, chosen) = (play(SearchValue::Root), play(SearchValue::Move));
+    assert_eq!(root.len(), chosen.len());
+    assert!(root.len() > 50, "{} samples", root.len());
+    let mut differ = 0;
+    for (a, b) in root.iter().zip(&chosen) {
+        assert!(
+            a.pos == b.pos && a.policy == b.policy && a.z == b.z,
+            "{}",
+            a.pos.to_fen()
+        );
+        differ += usize::from(a.q != b.q);
+    }
+    assert!(
+        differ * 2 > root.len(),
+        "the chosen move's value differs from the root's mean in only {differ} of {} samples",
+        root.len()
+    );
+}

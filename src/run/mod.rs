@@ -84,7 +84,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 37] = [
+pub const RESUME_KEYS: [&str; 38] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -116,6 +116,7 @@ pub const RESUME_KEYS: [&str; 37] = [
     "selfplay.cheap_sims",
     "selfplay.full_search_prob",
     "selfplay.cheap_samples",
+    "selfplay.search_value",
     "selfplay.resign_threshold",
     "selfplay.resign_min_ply",
     "selfplay.skip_forced",

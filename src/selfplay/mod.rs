@@ -42,6 +42,19 @@ use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
+/// The search value a training sample keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchValue {
+    /// The root's mean over every simulation. With Gumbel's sequential
+    /// halving most simulations go to moves that are then dropped, so it
+    /// leans towards the value of weaker moves.
+    Root,
+    /// The chosen move's value (its exact result, else its child's mean):
+    /// the value of the move the search would play.
+    Move,
+}
+
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -61,6 +74,9 @@ pub struct SelfPlayConfig {
     /// target from `cheap_sims` simulations, with 0 for the moves the
     /// tactical check left out), so every searched position is a sample.
     pub cheap_samples: bool,
+    /// Which of the search's values a sample keeps as its search value
+    /// (the part `train.value_q_weight` mixes into the value target).
+    pub search_value: SearchValue,
     /// Random plies at the start of each game.
     pub opening_plies: u32,
     /// Resign when the searched loss probability exceeds this (1 = never).
@@ -94,6 +110,7 @@ impl Default for SelfPlayConfig {
             cheap_sims: 12,
             full_search_prob: 0.35,
             cheap_samples: true,
+            search_value: SearchValue::Root,
             opening_plies: 2,
             resign_threshold: 0.97,
             no_resign_fraction: 0.2,
@@ -514,7 +531,10 @@ impl<P: Board> SelfPlay<P> {
                         no_progress: (g.position().no_progress() as f32 / limit).min(1.0),
                         policy,
                         z: Wdl::DRAW,
-                        q: r.wdl,
+                        q: match cfg.search_value {
+                            SearchValue::Root => r.wdl,
+                            SearchValue::Move => r.move_wdl,
+                        },
                         surprise: r.surprise(),
                         aux: None,
                         reply: None,
