@@ -781,10 +781,13 @@ async fn busy_full_and_idle_are_answered_not_left_hanging() {
     // A fourth game is refused while three are open.
     assert!(tokio_tungstenite::connect_async(&url).await.is_err());
     // The first analysis takes the one worker, the second waits, the third
-    // is turned away at once.
-    send(&mut clients[0], json!({"type": "analyse", "sims": 1_000_000})).await;
+    // is turned away at once. Each update comes after an eighth of the
+    // simulations: 25,000 (a fraction of a second) keeps the first well
+    // inside the other clients' idle timeout on a slow machine (125,000
+    // took 2.7 s on one, and the clients waiting were closed).
+    send(&mut clients[0], json!({"type": "analyse", "sims": 200_000})).await;
     next(&mut clients[0], "analysis").await;
-    send(&mut clients[1], json!({"type": "analyse", "sims": 1_000_000})).await;
+    send(&mut clients[1], json!({"type": "analyse", "sims": 200_000})).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     send(&mut clients[2], json!({"type": "analyse", "sims": 64})).await;
     let busy = next(&mut clients[2], "busy").await;
