@@ -1,6 +1,6 @@
 //! The rules engines behind one game interface ([`GamePosition`], chosen
-//! by [`GameKind`]): Damone at this module's root and Italian draughts in
-//! [`italian`].
+//! by [`GameKind`]): Damone at this module's root, Italian draughts in
+//! [`italian`] and Dameo in [`dameo`].
 //!
 //! The Damone rules engine: squares and bitboards, pieces with three ranks,
 //! legal move generation (compulsory maximal capture with the precedence
@@ -8,6 +8,27 @@
 //! counters, outcomes, variants, FEN/move/PDN notation and perft.
 //!
 //! Depends on nothing but `std` (and `serde`/`thiserror` derives).
+
+/// `PartialEq`, `Eq` and `Hash` for a move type with fields `from`, `to`
+/// and `captured`: two moves are one move when they start, end and
+/// capture alike (they lead to the same position; the landing path they
+/// keep is for notation only).
+macro_rules! move_identity {
+    ($move:ty) => {
+        impl PartialEq for $move {
+            fn eq(&self, o: &Self) -> bool {
+                (self.from, self.to, self.captured) == (o.from, o.to, o.captured)
+            }
+        }
+        impl Eq for $move {}
+        impl std::hash::Hash for $move {
+            fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+                (self.from, self.to, self.captured).hash(h)
+            }
+        }
+    };
+}
+pub(crate) use move_identity;
 
 pub mod dameo;
 mod damone_game;

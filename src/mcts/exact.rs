@@ -6,9 +6,8 @@
 
 use super::wdl::Wdl;
 use crate::game::{dameo, italian, DrawRules, Game, GamePosition, Position};
-use crate::tablebase::{Tablebase, Value};
+use crate::tablebase::{draw_positions, Tablebase, Value};
 use crate::util::Rng;
-use rand::Rng as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -87,33 +86,22 @@ impl ExactValues<Position> for Tablebase {
     /// drawn again where the index holds no position or the position is
     /// finished (at most 1,000 tries a position).
     fn draw(&self, count: usize, rng: &mut Rng) -> Vec<ExactPosition<Position>> {
-        let balances = self.materials();
-        let mut out = Vec::with_capacity(count);
-        let mut tries = 0;
-        while out.len() < count && !balances.is_empty() && tries < count * 1_000 {
-            tries += 1;
-            let balance = &balances[rng.random_range(0..balances.len())];
-            let Some(pos) = balance.random_position(rng) else {
-                continue;
-            };
+        draw_positions(&self.materials(), count, count * 1_000, rng, |pos, _| {
             let (Some(_), Some(moves)) = (self.entry(&pos), self.move_values(&pos)) else {
-                continue;
+                return None;
             };
-            let Some(&(_, value)) = moves.first() else {
-                continue;
-            };
+            let &(_, value) = moves.first()?;
             let best = moves
                 .iter()
                 .filter(|(_, v)| *v == value)
                 .map(|(m, _)| *m)
                 .collect();
-            out.push(ExactPosition {
+            Some(ExactPosition {
                 pos,
                 value: wdl_of(value),
                 best,
-            });
-        }
-        out
+            })
+        })
     }
 }
 

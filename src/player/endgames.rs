@@ -6,9 +6,8 @@
 
 use crate::arena::{run_games, tally, GameRecord, GameTask, MatchSettings, PlayerFactory};
 use crate::game::{DrawRules, Position, Variant};
-use crate::tablebase::{Material, Tablebase, Value};
+use crate::tablebase::{draw_positions, Material, Tablebase, Value};
 use crate::util::{derive_seed, rng_stream};
-use rand::Rng as _;
 
 /// `count` positions the tables call won for the side to move, of at most
 /// `max_pieces` pieces: a balance drawn uniformly among those the tables
@@ -21,19 +20,9 @@ pub fn won_positions(tb: &Tablebase, max_pieces: u32, count: usize, seed: u64) -
         .filter(|m| m.pieces() <= max_pieces)
         .collect();
     let mut rng = rng_stream(seed, "won-endgames", 0);
-    let mut out = Vec::new();
-    let mut tries = 0;
-    while out.len() < count && !balances.is_empty() && tries < count * 10_000 {
-        tries += 1;
-        let m = &balances[rng.random_range(0..balances.len())];
-        let Some(p) = m.random_position(&mut rng) else {
-            continue;
-        };
-        if matches!(tb.probe(&p), Some(Value::Win(_))) && !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
+    draw_positions(&balances, count, count * 10_000, &mut rng, |p, kept| {
+        (matches!(tb.probe(&p), Some(Value::Win(_))) && !kept.contains(&p)).then_some(p)
+    })
 }
 
 /// What playing won positions out gave the player on the winning side.

@@ -215,6 +215,29 @@ impl Material {
     }
 }
 
+/// Positions drawn until `keep` has kept `count` or `max_draws` draws are
+/// spent: each draw takes a balance of `balances` uniformly, then a
+/// position of its table ([`Material::random_position`]); `keep` sees the
+/// position and those kept so far and returns what to keep of it, if any.
+pub fn draw_positions<T>(
+    balances: &[Material],
+    count: usize,
+    max_draws: usize,
+    rng: &mut impl rand::Rng,
+    mut keep: impl FnMut(Position, &[T]) -> Option<T>,
+) -> Vec<T> {
+    let mut kept = Vec::with_capacity(count);
+    let mut draws = 0;
+    while kept.len() < count && !balances.is_empty() && draws < max_draws {
+        draws += 1;
+        let balance = &balances[rng.random_range(0..balances.len())];
+        if let Some(item) = balance.random_position(rng).and_then(|p| keep(p, &kept)) {
+            kept.push(item);
+        }
+    }
+    kept
+}
+
 /// A rank's letter in balance names.
 fn letter(r: Rank) -> char {
     match r {

@@ -41,7 +41,7 @@ mod verify;
 
 pub use build::{build, BuildOptions, TableReport};
 pub use file::{table_path, TABLE_VERSION};
-pub use index::Material;
+pub use index::{draw_positions, Material};
 pub use verify::{verify, VerifyReport};
 
 use crate::game::{DrawRules, Move, Position, Variant};

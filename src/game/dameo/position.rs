@@ -135,17 +135,7 @@ pub struct Move {
     path: [u8; MAX_JUMPS],
 }
 
-impl PartialEq for Move {
-    fn eq(&self, o: &Move) -> bool {
-        self.from == o.from && self.to == o.to && self.captured == o.captured
-    }
-}
-impl Eq for Move {}
-impl std::hash::Hash for Move {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.from, self.to, self.captured).hash(h)
-    }
-}
+crate::game::move_identity!(Move);
 
 impl Move {
     fn quiet(from: usize, to: usize) -> Move {
