@@ -313,12 +313,22 @@ fn eval_cache_answers_as_the_evaluator_and_asks_each_position_once() {
     assert_eq!(inner.asked, distinct);
 }
 
+/// Self-play from Damone's start with short games (40 plies without
+/// progress, 100 in all), seeded with `seed`.
+fn short_selfplay(cfg: &damone::selfplay::SelfPlayConfig, seed: u64) -> damone::selfplay::SelfPlay<Position> {
+    let rules = DrawRules {
+        no_progress_plies: 40,
+        max_plies: 100,
+    };
+    damone::selfplay::SelfPlay::new(cfg, Position::start(Variant::Standard), rules, seed)
+}
+
 /// Self-play with the evaluation cache plays exactly the same games as
 /// without it (the evaluator is deterministic), with fewer positions sent
 /// to the evaluator.
 #[test]
 fn selfplay_with_eval_cache_plays_the_same_games() {
-    use damone::selfplay::{SelfPlay, SelfPlayConfig};
+    use damone::selfplay::SelfPlayConfig;
     let run = |entries: u32| {
         let cfg = SelfPlayConfig {
             games_per_iteration: 6,
@@ -328,11 +338,7 @@ fn selfplay_with_eval_cache_plays_the_same_games() {
             eval_cache: entries,
             ..Default::default()
         };
-        let rules = DrawRules {
-            no_progress_plies: 40,
-            max_plies: 100,
-        };
-        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 11);
+        let mut sp = short_selfplay(&cfg, 11);
         let params = SearchParams {
             simulations: 16,
             ..SearchParams::plain()
@@ -1040,7 +1046,7 @@ fn the_threads_option() {
 /// the root's mean wherever the search spread its simulations.
 #[test]
 fn selfplay_search_value_picks_the_samples_value_only() {
-    use damone::selfplay::{SearchValue, SelfPlay, SelfPlayConfig};
+    use damone::selfplay::{SearchValue, SelfPlayConfig};
     let play = |search_value| {
         let cfg = SelfPlayConfig {
             games_per_iteration: 3,
@@ -1050,11 +1056,7 @@ fn selfplay_search_value_picks_the_samples_value_only() {
             search_value,
             ..Default::default()
         };
-        let rules = DrawRules {
-            no_progress_plies: 40,
-            max_plies: 100,
-        };
-        let mut sp = SelfPlay::new(&cfg, Position::start(Variant::Standard), rules, 9);
+        let mut sp = short_selfplay(&cfg, 9);
         let params = SearchParams {
             simulations: 16,
             ..SearchParams::default()
