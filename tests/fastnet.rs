@@ -47,6 +47,16 @@ fn check(model: ModelConfig, seed: u64) {
     check_game(model, seed, Position::start(Variant::Standard));
 }
 
+/// The largest magnitude among `logits` and the tolerance for two
+/// computations of them: 1e-4, or 1e-5 of the largest logit where logits
+/// pass 10 (the bilinear head's logits of moves that are never legal grow
+/// into the hundreds; f32 sums in another order differ by rounding in
+/// proportion).
+fn logit_tolerance(logits: &[f32]) -> (f32, f32) {
+    let largest = logits.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    (largest, 1e-4 * (largest / 10.0).max(1.0))
+}
+
 /// The fast path against burn on positions of the game of `start` (the
 /// network is trained a few steps on Damone samples either way: only the
 /// arithmetic is compared).
@@ -68,13 +78,9 @@ fn check_game<P: Board>(model: ModelConfig, seed: u64, start: P) {
             let (fp, fv) = f.forward(&obs[..n]);
             let dp = max_diff(&p, &fp);
             let dv = max_diff(&v, &fv);
-            // 1e-4, or 1e-5 of the largest logit where logits pass 10 (the
-            // bilinear head's logits of moves that are never legal grow
-            // into the hundreds; f32 sums in another order differ by
-            // rounding in proportion).
-            let largest = p.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+            let (largest, tolerance) = logit_tolerance(&p);
             assert!(
-                dp <= 1e-4 * (largest / 10.0).max(1.0),
+                dp <= tolerance,
                 "{model:?} {what} batch {n}: policy logits differ by {dp} (largest {largest})"
             );
             assert!(
@@ -122,12 +128,12 @@ fn check_game<P: Board>(model: ModelConfig, seed: u64, start: P) {
         let ex: Vec<f32> = logits.iter().map(|x| (x - m).exp()).collect();
         let s: f32 = ex.iter().sum();
         let want: Vec<f32> = ex.iter().map(|x| x / s).collect();
-        // A prior moves by at most half its logits' difference, and those
-        // differ by rounding in proportion to their size (as above).
-        let largest = logits.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        // A prior moves by at most half its logits' difference, so the
+        // logits' tolerance holds for the priors too.
+        let (largest, tolerance) = logit_tolerance(&logits);
         let dp = max_diff(&want, &e.priors);
         assert!(
-            dp <= 1e-4 * (largest / 10.0).max(1.0),
+            dp <= tolerance,
             "position {i}: priors differ by {dp} (largest legal logit {largest})"
         );
         assert!(
