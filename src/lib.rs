@@ -13,6 +13,7 @@
 //! | [`mcts`] | PUCT and Gumbel search over any position, the MCTS-solver, forced moves played through inside the tree, the `Evaluator` trait and its cache, `Wdl` |
 //! | [`net`] | input encoding and policy index, the burn model, the fast CPU inference path ([`net::inference`]), `NetEvaluator` |
 //! | [`data`] | training samples, the replay window and its file |
+//! | [`learned`] | the learned evaluation for alpha-beta: inputs, the float and integer networks, the accumulator, its file and its training |
 //! | [`selfplay`] | the vectorised environment and the self-play driver that never waits |
 //! | [`train`] | losses, optimisers, schedules, the hand-written CPU training step: the learner |
 //! | [`arena`] | the `Player` trait, baseline bots, specs and player lists, matches and their files, tournaments, evaluation games, a person's game against an engine |
@@ -36,6 +37,8 @@ pub mod mcts;
 pub mod net;
 
 pub mod data;
+
+pub mod learned;
 
 pub mod selfplay;
 

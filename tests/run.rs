@@ -29,8 +29,9 @@ fn a_tiny_run_through_the_library_api() {
         events.push(e.clone())
     })
     .unwrap();
-    // Started, then per iteration: self-play, training (and evaluation at
-    // iteration 2), each with progress, then the iteration; then Finished.
+    // Started, then per iteration: self-play, training (and evaluation and
+    // the learned evaluation at iteration 2, the last), each with progress,
+    // then the iteration; then Finished.
     assert!(matches!(
         events.first(),
         Some(Event::Started {
@@ -54,7 +55,8 @@ fn a_tiny_run_through_the_library_api() {
             (1, Phase::Training),
             (2, Phase::SelfPlay),
             (2, Phase::Training),
-            (2, Phase::Evaluation)
+            (2, Phase::Evaluation),
+            (2, Phase::LearnedEval)
         ]
     );
     let played: u64 = events
@@ -201,12 +203,24 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     })
     .unwrap();
     // Two kept checkpoints x (two depths, the raw policy, equal time on 1
-    // and on 2 threads).
-    assert_eq!(rows.len(), 10);
-    assert_eq!(matches, 10);
-    assert_eq!(games, 10 * 4);
+    // and on 2 threads); the last, which trained a learned evaluation,
+    // also that against alpha-beta and the network on 1 and 2 threads.
+    assert_eq!(rows.len(), 14);
+    assert_eq!(matches, 14);
+    assert_eq!(games, 14 * 4);
     let modes: Vec<&str> = rows[..5].iter().map(|r| r.mode.as_str()).collect();
     assert_eq!(modes, ["sims", "sims", "policy", "equal-time", "equal-time"]);
+    let modes: Vec<&str> = rows[9..].iter().map(|r| r.mode.as_str()).collect();
+    assert_eq!(
+        modes,
+        [
+            "learned",
+            "learned-vs-net",
+            "equal-time",
+            "learned",
+            "learned-vs-net"
+        ]
+    );
     assert_eq!(rows[0].iteration, 1);
     assert_eq!(rows[5].iteration, 2);
     for r in &rows {

@@ -28,10 +28,18 @@
 //! advanced) and mobility (2 per non-capturing move of men and kings,
 //! line moves included), each as the difference between the sides;
 //! captures searched to the end as in Damone.
+//!
+//! ## The learned evaluation
+//!
+//! [`AlphaBeta::with_eval`] searches with another [`LeafEval`]: a
+//! [`LearnedEval`] keeps one accumulator per ply, each made from its
+//! parent's by the pieces the move changed ([`crate::learned`]).
 
 use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
 use super::Player;
 use crate::game::{dameo, italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
+use crate::learned::{AccumulatorStack, LearnedEval};
+use crate::net::Board;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -136,17 +144,71 @@ impl Baseline for dameo::Position {
     }
 }
 
+/// What the search scores a quiet position with: the game's hand-written
+/// evaluation ([`HandWritten`]) or a learned one ([`LearnedEval`]). Each
+/// thread keeps a state by ply (a learned evaluation's accumulators),
+/// told of every position the search enters.
+pub trait LeafEval<P: Baseline>: Send + Sync + 'static {
+    /// One thread's state.
+    type State: Send;
+    /// A fresh state.
+    fn new_state(&self) -> Self::State;
+    /// The search's root (ply 0) is `pos`.
+    fn set_root(&self, state: &mut Self::State, pos: &P);
+    /// Ply `ply` (at least 1) is `pos`, one move after ply `ply - 1`'s.
+    fn enter(&self, state: &mut Self::State, ply: usize, pos: &P);
+    /// The score of ply `ply`'s position `pos` for the side to move, in
+    /// the search's units (hundredths of a man for the hand-written ones).
+    fn evaluate(&self, state: &Self::State, ply: usize, pos: &P) -> i32;
+}
+
+/// The game's hand-written evaluation ([`Baseline::evaluate`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HandWritten;
+
+impl<P: Baseline> LeafEval<P> for HandWritten {
+    type State = ();
+    fn new_state(&self) {}
+    #[inline]
+    fn set_root(&self, _: &mut (), _: &P) {}
+    #[inline]
+    fn enter(&self, _: &mut (), _: usize, _: &P) {}
+    #[inline]
+    fn evaluate(&self, _: &(), _: usize, pos: &P) -> i32 {
+        pos.evaluate()
+    }
+}
+
+impl<P: Baseline + Board> LeafEval<P> for LearnedEval {
+    type State = AccumulatorStack;
+    fn new_state(&self) -> AccumulatorStack {
+        AccumulatorStack::new(&self.quant)
+    }
+    fn set_root(&self, state: &mut AccumulatorStack, pos: &P) {
+        state.set_root(&self.quant, pos);
+    }
+    #[inline]
+    fn enter(&self, state: &mut AccumulatorStack, ply: usize, pos: &P) {
+        state.enter(&self.quant, ply, pos);
+    }
+    #[inline]
+    fn evaluate(&self, state: &AccumulatorStack, ply: usize, pos: &P) -> i32 {
+        self.quant.score(state.at(ply), pos.side_to_move())
+    }
+}
+
 /// Alpha-beta searcher over a game (Damone by default), on one thread or
 /// several ([`AlphaBeta::with_threads`]: Lazy SMP, the threads sharing one
-/// transposition table).
-pub struct AlphaBeta<P: Baseline = Position> {
+/// transposition table), with the game's hand-written evaluation or
+/// another [`LeafEval`] ([`AlphaBeta::with_eval`]).
+pub struct AlphaBeta<P: Baseline = Position, E: LeafEval<P> = HandWritten> {
     name: String,
     limits: Limits,
     default_limits: Limits,
     /// The thread that reports the move.
-    main: Worker<P>,
+    main: Worker<P, E>,
     /// The other threads, searching the same root to fill the shared table.
-    helpers: Vec<Worker<P>>,
+    helpers: Vec<Worker<P, E>>,
     /// Nodes of the last search, all threads together.
     nodes: u64,
     /// Statistics of the last search: depth reached, nodes, score.
@@ -155,8 +217,11 @@ pub struct AlphaBeta<P: Baseline = Position> {
 
 /// One thread's search: its history table, node count, path and move
 /// buffers, with the table and the stop flag of the threads of a search.
-struct Worker<P: Baseline> {
+struct Worker<P: Baseline, E: LeafEval<P>> {
     tt: Arc<SharedTable>,
+    eval: Arc<E>,
+    /// The evaluation's state by ply.
+    state: E::State,
     /// Set when the main thread has its move: the helpers stop.
     done: Arc<AtomicBool>,
     /// Cut-offs per move code (the history heuristic).
@@ -233,15 +298,22 @@ fn from_tt(s: i32, ply: usize) -> i32 {
 }
 
 impl<P: Baseline> AlphaBeta<P> {
-    /// A searcher on one thread.
+    /// A searcher on one thread with the game's hand-written evaluation.
     pub fn new(name: String, limits: Limits) -> Self {
+        AlphaBeta::with_eval(name, limits, Arc::new(HandWritten))
+    }
+}
+
+impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
+    /// A searcher on one thread with the evaluation `eval`.
+    pub fn with_eval(name: String, limits: Limits, eval: Arc<E>) -> Self {
         let tt = Arc::new(SharedTable::new(TT_BITS));
         let done = Arc::new(AtomicBool::new(false));
         AlphaBeta {
             name,
             limits,
             default_limits: limits,
-            main: Worker::new(tt, done),
+            main: Worker::new(tt, done, eval),
             helpers: Vec::new(),
             nodes: 0,
             last: (0, 0, 0),
@@ -257,7 +329,13 @@ impl<P: Baseline> AlphaBeta<P> {
     /// stop when it does.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.helpers = (1..threads.max(1))
-            .map(|_| Worker::new(self.main.tt.clone(), self.main.done.clone()))
+            .map(|_| {
+                Worker::new(
+                    self.main.tt.clone(),
+                    self.main.done.clone(),
+                    self.main.eval.clone(),
+                )
+            })
             .collect();
         self
     }
@@ -309,10 +387,12 @@ impl<P: Baseline> AlphaBeta<P> {
     }
 }
 
-impl<P: Baseline> Worker<P> {
-    fn new(tt: Arc<SharedTable>, done: Arc<AtomicBool>) -> Self {
+impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
+    fn new(tt: Arc<SharedTable>, done: Arc<AtomicBool>, eval: Arc<E>) -> Self {
         Worker {
             tt,
+            state: eval.new_state(),
+            eval,
             done,
             history: vec![0; P::MOVE_CODES],
             limits: Limits::default(),
@@ -362,6 +442,7 @@ impl<P: Baseline> Worker<P> {
         helper: usize,
     ) -> Found<P::Move> {
         let root = *game.position();
+        self.eval.set_root(&mut self.state, &root);
         let first = 1 + (helper % 2) as u32;
         let mut found = Found {
             best: moves[0],
@@ -443,13 +524,15 @@ impl<P: Baseline> Worker<P> {
         }
         let capture = P::captures(&moves[0]) > 0;
         if depth <= 0 && (!capture || depth < -8) {
-            return pos.evaluate();
+            self.eval.enter(&mut self.state, ply, pos);
+            return self.eval.evaluate(&self.state, ply, pos);
         }
         let key = pos.hash_key();
         let tt_move = match self.probe(key, depth, ply, *alpha, beta) {
             Ok(score) => return score,
             Err(tt_move) => tt_move,
         };
+        self.eval.enter(&mut self.state, ply, pos);
         self.order(moves, tt_move);
         let alpha0 = *alpha;
         let mut best = -WIN - 1;
@@ -529,7 +612,7 @@ impl<P: Baseline> Worker<P> {
     }
 }
 
-impl<P: Baseline> Player<P> for AlphaBeta<P> {
+impl<P: Baseline, E: LeafEval<P>> Player<P> for AlphaBeta<P, E> {
     fn name(&self) -> String {
         self.name.clone()
     }

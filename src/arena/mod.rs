@@ -11,7 +11,7 @@ pub mod sprt;
 pub mod tournament;
 pub mod versus;
 
-pub use alphabeta::{AlphaBeta, Baseline, Limits};
+pub use alphabeta::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits};
 pub use spec::{builtin_factory, split_player_list, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use sprt::{Sprt, SprtDecision};
 pub use tournament::{

@@ -1,10 +1,12 @@
 //! Player spec strings: `random`, `alphabeta:depth=4`,
-//! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`, `mcts:sims=800`,
+//! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`,
+//! `alphabeta:eval=RUN,movetime=100` (a learned evaluation, built by
+//! `player::factory`), `mcts:sims=800`,
 //! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
 //! `player::factory`, which knows networks); `threads=N` gives an
 //! alpha-beta or network player N threads for each search.
 
-use super::{AlphaBeta, Baseline, Limits, MctsPlayer, Player, RandomPlayer};
+use super::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits, MctsPlayer, Player, RandomPlayer};
 use crate::game::Position;
 use crate::mcts::{SearchAlgorithm, SearchParams};
 use crate::util::rng_stream;
@@ -315,26 +317,11 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
                 Box::new(RandomPlayer::new(rng_stream(seed, "random-player", 0)))
             }))
         }
-        PlayerKind::AlphaBeta => {
-            spec.check_options(&["depth", "nodes", "movetime", "threads"])?;
-            let threads = spec.threads()?;
-            let limits = Limits {
-                depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
-                nodes: spec.get_positive("nodes")?,
-                movetime: spec.get_positive("movetime")?.map(Duration::from_millis),
-            };
-            let limits = if limits == Limits::default() {
-                Limits {
-                    depth: Some(4),
-                    ..limits
-                }
-            } else {
-                limits
-            };
-            Ok(Arc::new(move |_| {
-                Box::new(AlphaBeta::new(name.clone(), limits).with_threads(threads))
-            }))
-        }
+        PlayerKind::AlphaBeta if spec.options.contains_key("eval") => Err(SpecError::Missing(
+            spec.text.clone(),
+            "its learned evaluation loaded: build it with damone::player::factory".into(),
+        )),
+        PlayerKind::AlphaBeta => alphabeta_factory(spec, Arc::new(HandWritten)),
         PlayerKind::Mcts => {
             let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
             allowed.push("rollouts");
@@ -359,6 +346,36 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
             "a network: build it with damone::player::factory".into(),
         )),
     }
+}
+
+/// The options an `alphabeta` spec accepts.
+pub const ALPHABETA_OPTIONS: [&str; 5] = ["depth", "nodes", "movetime", "threads", "eval"];
+
+/// An `alphabeta` spec's player searching with `eval`: its depth, node and
+/// time limits (depth 4 without any) and its threads.
+pub fn alphabeta_factory<P: Baseline, E: LeafEval<P>>(
+    spec: &PlayerSpec,
+    eval: Arc<E>,
+) -> Result<PlayerFactory<P>, SpecError> {
+    spec.check_options(&ALPHABETA_OPTIONS)?;
+    let threads = spec.threads()?;
+    let limits = Limits {
+        depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
+        nodes: spec.get_positive("nodes")?,
+        movetime: spec.get_positive("movetime")?.map(Duration::from_millis),
+    };
+    let limits = if limits == Limits::default() {
+        Limits {
+            depth: Some(4),
+            ..limits
+        }
+    } else {
+        limits
+    };
+    let name = spec.text.clone();
+    Ok(Arc::new(move |_| {
+        Box::new(AlphaBeta::with_eval(name.clone(), limits, eval.clone()).with_threads(threads))
+    }))
 }
 
 /// Split a comma-separated player list (`--players`) into specs: an item
@@ -410,6 +427,7 @@ mod tests {
         assert!(matches!(bad("alphabeta:depth=x"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:depth=0"), SpecError::BadValue(..)));
         assert!(matches!(bad("alphabeta:speed=3"), SpecError::UnknownOption(..)));
+        assert!(matches!(bad("alphabeta:eval=x"), SpecError::Missing(..)));
         assert!(matches!(bad("mcts:algo=best"), SpecError::BadValue(..)));
         assert!(matches!(bad("random:x=1"), SpecError::UnknownOption(..)));
         assert!(matches!(bad("mcts:considered=0"), SpecError::BadValue(..)));

@@ -6,6 +6,7 @@
 //! command line only prints them. One search on several threads is
 //! measured in [`threads`].
 
+pub mod learned;
 pub mod threads;
 
 use crate::arena::{AlphaBeta, Limits};

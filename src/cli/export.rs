@@ -41,6 +41,9 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
     eprintln!("exporting {}", ck.dir.display());
     let sims = a.sims.unwrap_or(ck.config.eval.sims);
     let mut loaded = LoadedNet::from_checkpoint(&ck, sims)?;
+    if loaded.attach_learned_eval(&ck).map_err(anyhow::Error::msg)? {
+        eprintln!("with its learned evaluation for alpha-beta (alphabeta:eval=FILE)");
+    }
     loaded.header.provenance.rating = a.rating;
     loaded.header.provenance.rating_anchor = a.rating_anchor.clone();
     let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;

@@ -104,5 +104,17 @@ fn print_player(p: &std::path::Path) -> Result<()> {
             _ => String::new(),
         }
     );
+    let learned = if p.is_dir() {
+        damone::player::learned_eval_at(p, None).ok()
+    } else {
+        loaded.learned.clone()
+    };
+    match learned {
+        Some(f) => println!(
+            "learned evaluation for alpha-beta: {} x {} units, {}",
+            f.float.shape.hidden, f.float.shape.hidden2, f.note
+        ),
+        None => println!("learned evaluation for alpha-beta: none (damone learn-eval makes one)"),
+    }
     Ok(())
 }

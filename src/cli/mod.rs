@@ -6,6 +6,7 @@ mod cluster;
 mod engine;
 mod export;
 mod info;
+mod learn_eval;
 mod perft;
 mod play;
 mod plot;
@@ -46,6 +47,9 @@ pub enum Command {
     Rate(rate::RateArgs),
     /// Draw loss and win-rate curves of a training run (SVG).
     Plot(plot::PlotArgs),
+    /// Train a run's learned evaluation for alpha-beta (alphabeta:eval=RUN)
+    /// from its replay window and network.
+    LearnEval(learn_eval::LearnEvalArgs),
     /// Export a checkpoint as one self-contained player file.
     Export(export::ExportArgs),
     /// Play a game in the terminal against a player.
@@ -82,6 +86,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(a) => train::run_train(a),
         Command::Plot(a) => plot::run_plot(a),
         Command::Rate(a) => rate::run_rate(a),
+        Command::LearnEval(a) => learn_eval::run_learn_eval(a),
         Command::Export(a) => export::run_export(a),
         Command::Play(a) => play::run_play(a),
         Command::Engine(a) => engine::run_engine(a),

@@ -48,8 +48,9 @@ pub struct BenchArgs {
     /// What to measure: perft (leaf nodes/s), search (alpha-beta nodes/s,
     /// MCTS simulations/s), net (network evaluations/s and training
     /// samples/s), threads (one network player's and one alpha-beta's
-    /// search on 1 and more threads) or all.
-    #[arg(long, default_value = "perft", value_parser = ["perft", "search", "net", "threads", "all"])]
+    /// search on 1 and more threads), learned (the learned evaluation's
+    /// evaluations/s and alpha-beta's nodes/s with it, each game) or all.
+    #[arg(long, default_value = "perft", value_parser = ["perft", "search", "net", "threads", "learned", "all"])]
     suite: String,
     /// Perft depth for the start position; with `--suite threads`,
     /// alpha-beta's depth.
@@ -77,7 +78,16 @@ pub struct BenchArgs {
     /// threads` (default: 1 and all cores), comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: Vec<u32>,
-    /// Seconds of measurement per figure in `--suite net`.
+    /// `--suite learned`: a learned evaluation (a learned_eval.bin file, a
+    /// player file, or a run or checkpoint folder) measured for its game; default: one of
+    /// the default shape with random weights, for every game.
+    #[arg(long)]
+    eval: Option<std::path::PathBuf>,
+    /// `--suite learned`: nodes of each alpha-beta search.
+    #[arg(long, default_value_t = 2_000_000)]
+    nodes: u64,
+    /// Seconds of measurement per figure in `--suite net` and of each
+    /// evaluation walk in `--suite learned`.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// `--suite net`: also time the alternatives: burn's own forward pass
@@ -175,10 +185,11 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         "search" => bench_search(),
         "net" => bench_net(&a),
         "threads" => bench_threads(&a),
+        "learned" => bench_learned(&a),
         "all" => bench_perft(&a)
             .and_then(|_| bench_search())
             .and_then(|_| bench_net(&a)),
-        other => bail!("unknown --suite '{other}' (expected perft, search, net, threads or all)"),
+        other => bail!("unknown --suite '{other}' (expected perft, search, net, threads, learned or all)"),
     }
 }
 
@@ -277,6 +288,33 @@ fn bench_threads(a: &BenchArgs) -> Result<()> {
             f.per_second,
             f.unit
         );
+    })
+    .map_err(anyhow::Error::msg)
+}
+
+/// Prints the learned evaluation's speed in each game (or `--eval`'s game).
+fn bench_learned(a: &BenchArgs) -> Result<()> {
+    let loaded = match &a.eval {
+        None => None,
+        Some(path) => {
+            let file = damone::player::learned_eval_at(path, None).map_err(anyhow::Error::msg)?;
+            Some((file.game, damone::learned::LearnedEval::new(file.float)))
+        }
+    };
+    let games: Vec<GameKind> = match &loaded {
+        Some((game, _)) => vec![*game],
+        None => GameKind::ALL.to_vec(),
+    };
+    let eval = loaded.as_ref().map(|(g, e)| (*g, e));
+    damone::bench::learned::learned_suite(&games, eval, a.seconds, a.nodes, &mut |f| {
+        println!(
+            "learned {}: {:.0} evaluations/s (one core, incremental); alphabeta nodes/s hand-written {:.0}, learned {:.0} ({:.2}x)",
+            f.game,
+            f.evals_per_second,
+            f.hand_nodes_per_second,
+            f.learned_nodes_per_second,
+            f.learned_nodes_per_second / f.hand_nodes_per_second
+        )
     })
     .map_err(anyhow::Error::msg)
 }

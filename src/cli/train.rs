@@ -81,6 +81,7 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
                 Phase::SelfPlay => "self-play",
                 Phase::Training => "training",
                 Phase::Evaluation => "evaluation",
+                Phase::LearnedEval => "learned evaluation",
             };
             bar = progress_bar(*total, &format!("iter {iteration} {what}"), quiet);
         }

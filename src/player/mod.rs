@@ -22,21 +22,26 @@
 //! # Ok::<(), damone::player::LoadError>(())
 //! ```
 //!
-//! ## File format (version 2)
+//! ## File format (version 3)
 //!
 //! Written with [`crate::util::bin`]: `b"DAMONEPL"`, `u32` format version,
 //! `u32` header length, the header as TOML ([`PlayerHeader`], which holds
 //! the input-encoding version), `u64` weights length, the weights
-//! (burnpack), and a `u64` FNV-1a checksum of everything before it. Version
-//! 1 files (no encoding version) are refused by name.
+//! (burnpack), `u32` length of the learned evaluation for alpha-beta and
+//! its file's bytes ([`crate::learned::file`]; length 0: none), and a `u64`
+//! FNV-1a checksum of everything before it. Version 2 is version 3
+//! without the learned evaluation, and is read as before. Version 1 files
+//! (no encoding version) are refused by name.
 
 pub mod endgames;
 pub mod grade;
 pub mod rate;
 pub mod run_tournament;
 
+use crate::arena::spec::alphabeta_factory;
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 use crate::game::{DrawRules, GameKind, Variant};
+use crate::learned::{EvalFile, LearnedEval};
 use crate::mcts::SearchParams;
 use crate::net::{
     net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
@@ -53,7 +58,9 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"DAMONEPL";
 /// Version of the player file format this build writes and reads.
-pub const PLAYER_FORMAT_VERSION: u32 = 2;
+pub const PLAYER_FORMAT_VERSION: u32 = 3;
+/// The versions this build reads.
+const PLAYER_FORMAT_VERSIONS: [u32; 2] = [2, 3];
 
 /// Where a player came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -127,11 +134,27 @@ pub enum LoadError {
 
 /// Serialise a header and a network into player-file bytes.
 pub fn encode_player(header: &PlayerHeader, net: &Net) -> Result<Vec<u8>, String> {
+    encode_player_with(header, net, None)
+}
+
+/// Serialise a header, a network and a learned evaluation for alpha-beta
+/// into player-file bytes (version 3; a version 2 header is written
+/// without the evaluation, as version 2 files were).
+pub fn encode_player_with(
+    header: &PlayerHeader,
+    net: &Net,
+    learned: Option<&EvalFile>,
+) -> Result<Vec<u8>, String> {
     let head = toml::to_string_pretty(header).map_err(|e| e.to_string())?;
     let weights = weights_to_bytes(net)?;
     let mut w = Writer::header(MAGIC, header.format_version);
     w.blob(head.as_bytes());
     w.blob64(&weights);
+    if header.format_version >= 3 {
+        w.blob(&learned.map(EvalFile::to_bytes).unwrap_or_default());
+    } else if learned.is_some() {
+        return Err("a version 2 player file cannot hold a learned evaluation".into());
+    }
     let sum = fnv1a(w.as_slice());
     w.u64(sum);
     Ok(w.finish())
@@ -139,9 +162,19 @@ pub fn encode_player(header: &PlayerHeader, net: &Net) -> Result<Vec<u8>, String
 
 /// Split player-file bytes into header and weights, checking everything.
 pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>), PlayerFileError> {
+    decode_player_with(bytes, what).map(|(h, w, _)| (h, w))
+}
+
+/// Split player-file bytes into header, weights and the learned
+/// evaluation for alpha-beta (None in version 2 files and where the
+/// exporter had none), checking everything.
+pub fn decode_player_with(
+    bytes: &[u8],
+    what: &str,
+) -> Result<(PlayerHeader, Vec<u8>, Option<EvalFile>), PlayerFileError> {
     let fmt = |e: BinError| PlayerFileError::Format(what.to_string(), e);
     let mut r = Reader::new(bytes, "damone player file");
-    r.header(MAGIC, &[PLAYER_FORMAT_VERSION]).map_err(fmt)?;
+    let version = r.header(MAGIC, &PLAYER_FORMAT_VERSIONS).map_err(fmt)?;
     if r.remaining() < 8 {
         return Err(fmt(r.take(8).expect_err("too short")));
     }
@@ -154,6 +187,13 @@ pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>)
     r.take(12).map_err(fmt)?;
     let head = r.blob().map_err(fmt)?;
     let weights = r.blob64().map_err(fmt)?;
+    let learned = match version {
+        2 => None,
+        _ => match r.blob().map_err(fmt)? {
+            [] => None,
+            b => Some(EvalFile::from_bytes(b).map_err(fmt)?),
+        },
+    };
     r.end().map_err(fmt)?;
     let head =
         std::str::from_utf8(head).map_err(|_| PlayerFileError::Header(what.into(), "not UTF-8".into()))?;
@@ -167,11 +207,19 @@ pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>)
     }
     // The header is checked with the same rules and limits as a config.
     let bad = |e: String| PlayerFileError::Header(what.to_string(), e);
-    if header.format_version != PLAYER_FORMAT_VERSION {
+    if header.format_version != version {
         return Err(bad(format!(
-            "format_version {} does not match the file's version {PLAYER_FORMAT_VERSION}",
+            "format_version {} does not match the file's version {version}",
             header.format_version
         )));
+    }
+    if let Some(l) = &learned {
+        if l.game != header.game {
+            return Err(bad(format!(
+                "its learned evaluation is for {}, and its network plays {}",
+                l.game, header.game
+            )));
+        }
     }
     header.rules.validate().map_err(bad)?;
     header
@@ -182,7 +230,7 @@ pub fn decode_player(bytes: &[u8], what: &str) -> Result<(PlayerHeader, Vec<u8>)
         .model
         .validate()
         .map_err(|e| PlayerFileError::Header(what.to_string(), e))?;
-    Ok((header, weights.to_vec()))
+    Ok((header, weights.to_vec(), learned))
 }
 
 /// A network and the settings to play it with, from a player file or a
@@ -194,6 +242,9 @@ pub struct LoadedNet {
     /// Where its players run the network (the CPU unless [`LoadedNet::on`]
     /// said otherwise).
     pub device: ComputeDevice,
+    /// The learned evaluation for alpha-beta trained from the same run,
+    /// where there is one.
+    pub learned: Option<EvalFile>,
 }
 
 impl LoadedNet {
@@ -203,6 +254,7 @@ impl LoadedNet {
             header,
             net,
             device: ComputeDevice::cpu(),
+            learned: None,
         }
     }
 
@@ -241,10 +293,13 @@ impl LoadedNet {
     pub fn from_file(path: &Path) -> Result<LoadedNet, PlayerFileError> {
         let what = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
-        let (header, weights) = decode_player(&bytes, &what)?;
+        let (header, weights, learned) = decode_player_with(&bytes, &what)?;
         let net = net_from_bytes(&header.model, weights, &Device::flex(), &what)
             .map_err(|e| PlayerFileError::Weights(what.clone(), e.to_string()))?;
-        Ok(LoadedNet::new(header, net))
+        Ok(LoadedNet {
+            learned,
+            ..LoadedNet::new(header, net)
+        })
     }
 
     /// A checkpoint's network, playing with `sims` simulations per move by
@@ -284,7 +339,28 @@ impl LoadedNet {
 
     /// The player-file bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        encode_player(&self.header, &self.net)
+        encode_player_with(&self.header, &self.net, self.learned.as_ref())
+    }
+
+    /// Take the learned evaluation of checkpoint `ck` (its
+    /// `learned_eval.bin`) where it has one; true when it had. A damaged
+    /// or foreign file is an error.
+    pub fn attach_learned_eval(&mut self, ck: &Checkpoint) -> Result<bool, String> {
+        let path = ck.dir.join(crate::learned::EVAL_FILE_NAME);
+        if !path.is_file() {
+            return Ok(false);
+        }
+        let file = EvalFile::read(&path)?;
+        if file.game != self.header.game {
+            return Err(format!(
+                "{}: it is for {}, and the run plays {}",
+                path.display(),
+                file.game,
+                self.header.game
+            ));
+        }
+        self.learned = Some(file);
+        Ok(true)
     }
 
     /// A player (MCTS guided by the network) with the header's settings.
@@ -346,6 +422,12 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
     // Text that is no player at all is reported where the player is made.
     let spec = match parse_spec_or_path(text) {
         Ok(spec) if spec.kind == PlayerKind::Net => spec,
+        Ok(spec) if spec.kind == PlayerKind::AlphaBeta && spec.options.contains_key("eval") => {
+            let path = Path::new(&spec.options["eval"]);
+            return learned_eval_at(path, None).map(|f| Some(f.game)).map_err(|e| {
+                SpecError::BadValue("eval".into(), spec.options["eval"].clone(), spec.text.clone(), e).into()
+            });
+        }
         _ => return Ok(None),
     };
     let path = Path::new(spec.path.as_deref().expect("net spec has a path"));
@@ -355,6 +437,35 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
     let what = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
     Ok(Some(decode_player(&bytes, &what)?.0.game))
+}
+
+/// The learned evaluation `path` names: a `learned_eval.bin` file, a
+/// player file holding one, or a checkpoint or run folder (its player
+/// checkpoint's, as `net:` players name checkpoints). With `game`, one of
+/// another game is refused by name.
+pub fn learned_eval_at(path: &Path, game: Option<GameKind>) -> Result<EvalFile, String> {
+    let file = if path.is_dir() {
+        crate::run::learned_eval::checkpoint_eval_file(path)?
+    } else {
+        let what = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {what}: {e}"))?;
+        if bytes.starts_with(MAGIC) {
+            let (_, _, learned) = decode_player_with(&bytes, &what).map_err(|e| e.to_string())?;
+            learned.ok_or_else(|| {
+                format!("{what} holds no learned evaluation (export it again after `damone learn-eval` on its run)")
+            })?
+        } else {
+            EvalFile::from_bytes(&bytes).map_err(|e| format!("{what}: {e}"))?
+        }
+    };
+    match game {
+        Some(g) if g != file.game => Err(format!(
+            "{}: the learned evaluation is for {}, and this is a {g} game",
+            path.display(),
+            file.game
+        )),
+        _ => Ok(file),
+    }
 }
 
 /// The game the players `specs` meet in: their networks' game (they must
@@ -400,6 +511,12 @@ pub fn open_on<P: RunGame>(
     device: &ComputeDevice,
 ) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     let spec = parse_spec_or_path(text)?;
+    if let (PlayerKind::AlphaBeta, Some(path)) = (spec.kind, spec.options.get("eval")) {
+        let eval = learned_eval_at(Path::new(path), Some(P::KIND))
+            .map(|f| LearnedEval::new(f.float))
+            .map_err(|e| SpecError::BadValue("eval".into(), path.clone(), spec.text.clone(), e))?;
+        return Ok((alphabeta_factory(&spec, Arc::new(eval))?, None));
+    }
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
     }
@@ -472,6 +589,40 @@ mod tests {
         (header, net)
     }
 
+    /// Version 2 files (no learned evaluation) still load; version 3
+    /// files carry one, which must be of the network's game.
+    #[test]
+    fn older_files_load_and_learned_evaluations_travel() {
+        let (h, net) = sample();
+        let v2 = PlayerHeader {
+            format_version: 2,
+            ..h.clone()
+        };
+        let (h2, _, learned) = decode_player_with(&encode_player(&v2, &net).unwrap(), "x").unwrap();
+        assert_eq!((h2, learned), (v2, None));
+        let float = crate::learned::FloatEval::new(
+            crate::learned::Shape {
+                hidden: 8,
+                hidden2: 4,
+            },
+            &mut rng_stream(1, "t", 0),
+        );
+        let eval = EvalFile {
+            game: GameKind::Damone,
+            float,
+            note: "n".into(),
+        };
+        let bytes = encode_player_with(&h, &net, Some(&eval)).unwrap();
+        let (_, _, learned) = decode_player_with(&bytes, "x").unwrap();
+        assert_eq!(learned, Some(eval.clone()));
+        let italian = EvalFile {
+            game: GameKind::Italian,
+            ..eval
+        };
+        let e = decode_player_with(&encode_player_with(&h, &net, Some(&italian)).unwrap(), "x").unwrap_err();
+        assert!(e.to_string().contains("learned evaluation is for italian"), "{e}");
+    }
+
     #[test]
     fn round_trip_and_clear_errors() {
         let (h, net) = sample();
@@ -489,7 +640,7 @@ mod tests {
         let mut v = bytes.clone();
         v[8] = 1;
         let e = decode_player(&v, "x").unwrap_err().to_string();
-        assert!(e.contains("version 1") && e.contains("version 2"), "{e}");
+        assert!(e.contains("version 1") && e.contains("version 3"), "{e}");
         let mut c = bytes.clone();
         let mid = c.len() / 2;
         c[mid] ^= 0xff;

@@ -12,7 +12,13 @@
 //!   thread, and once with each on the whole machine (the network player
 //!   gathering a batch of leaves per thread, alpha-beta by Lazy SMP);
 //! - **raw policy**: the network's most likely move, no search, against
-//!   alpha-beta at `policy_depth`.
+//!   alpha-beta at `policy_depth`;
+//! - **learned evaluation**, where the checkpoint has one
+//!   ([`crate::learned`]): alpha-beta with it against the hand-written
+//!   alpha-beta, and against the network player, each at the network
+//!   player's time per move, on the same thread counts as the equal-time
+//!   matches (rows `learned` and `learned-vs-net`, scored for the learned
+//!   evaluation's side).
 //!
 //! The rows are written to `rating.csv` in the run folder ([`RatingRow`]),
 //! or to another file; rating every `every`-th checkpoint of a run that
@@ -108,7 +114,9 @@ pub struct RatingRow {
     pub iteration: u32,
     pub train_minutes: f64,
     pub train_games: u64,
-    /// `sims`, `equal-time` or `policy`.
+    /// `sims`, `equal-time`, `policy`, `learned` (alpha-beta with the
+    /// learned evaluation against the hand-written one, equal time) or
+    /// `learned-vs-net` (the same against the network player).
     pub mode: String,
     /// The opponent as a player spec (`alphabeta:depth=4`,
     /// `alphabeta:movetime=12.5ms`).
@@ -124,7 +132,8 @@ pub struct RatingRow {
     pub wins: u32,
     pub draws: u32,
     pub losses: u32,
-    /// The network's score and the half-width of its 95% interval.
+    /// The network's score (in `learned` rows the learned evaluation's)
+    /// and the half-width of its 95% interval.
     pub score: f64,
     pub score_95: f64,
 }
@@ -252,8 +261,13 @@ fn rate_game<P: RunGame>(
     let mut rows = Vec::new();
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
+        let learned = crate::run::learned_eval::checkpoint_eval_file(&ck.dir)
+            .ok()
+            .and_then(|f| f.for_game(P::KIND).ok())
+            .map(|f| Arc::new(crate::learned::LearnedEval::new(f)));
         let rating = CheckpointRating::<P> {
             loaded: LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device),
+            learned,
             settings: match_settings(&ck, cfg, dir)?,
             base: RatingRow {
                 iteration: k,
@@ -269,7 +283,8 @@ fn rate_game<P: RunGame>(
         rating.play_ladder(&mut rows, on);
         if cfg.equal_time {
             for &threads in &cfg.equal_time_threads {
-                rating.play_equal_time(threads, &mut rows, on)?;
+                let per_move = rating.play_equal_time(threads, &mut rows, on)?;
+                rating.play_learned(threads, per_move, &mut rows, on)?;
             }
         }
     }
@@ -312,6 +327,8 @@ fn match_settings<P: GamePosition>(
 /// One checkpoint under the protocol.
 struct CheckpointRating<'a, P: RunGame> {
     loaded: LoadedNet,
+    /// The checkpoint's learned evaluation, where it has one.
+    learned: Option<Arc<crate::learned::LearnedEval>>,
     settings: MatchSettings<P>,
     /// The row's checkpoint fields, shared by its matches.
     base: RatingRow,
@@ -383,13 +400,14 @@ impl<P: RunGame> CheckpointRating<'_, P> {
     }
 
     /// Alpha-beta given the network player's own time per move, each
-    /// side's search on `threads` threads, the games one at a time.
+    /// side's search on `threads` threads, the games one at a time;
+    /// returns that time.
     fn play_equal_time(
         &self,
         threads: usize,
         rows: &mut Vec<RatingRow>,
         on: &mut dyn FnMut(&RateEvent),
-    ) -> Result<(), RateError> {
+    ) -> Result<Duration, RateError> {
         let cfg = self.cfg;
         // The games are driven from one thread; each search runs on its
         // own threads (the network's pool, alpha-beta's helpers), and the
@@ -419,15 +437,8 @@ impl<P: RunGame> CheckpointRating<'_, P> {
             opponent: opponent.clone(),
             games: cfg.games,
         });
-        let players = self.equal_time_players(&opponent, per_move, threads, pool);
-        let names = vec!["net".to_string(), opponent.clone()];
-        let tasks = schedule(&[(0, 1)], &self.settings);
-        let progress = indicatif::ProgressBar::hidden();
-        let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &progress));
-        let wdl = crate::arena::tally(&records, 0);
-        for _ in &records {
-            on(&RateEvent::Game);
-        }
+        let [net, alphabeta] = self.equal_time_players(&opponent, per_move, threads, pool);
+        let wdl = self.play_pair(["net".to_string(), opponent.clone()], [net, alphabeta], on)?;
         let row = RatingRow {
             mode: "equal-time".into(),
             opponent,
@@ -437,6 +448,87 @@ impl<P: RunGame> CheckpointRating<'_, P> {
             ..self.base.clone()
         };
         Self::finish(row, wdl, rows, on);
+        Ok(per_move)
+    }
+
+    /// The games of one match between `players`, one at a time (each
+    /// search on its own threads); the first player's wins, draws, losses.
+    fn play_pair(
+        &self,
+        names: [String; 2],
+        players: [PlayerFactory<P>; 2],
+        on: &mut dyn FnMut(&RateEvent),
+    ) -> Result<(u32, u32, u32), RateError> {
+        let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
+        let tasks = schedule(&[(0, 1)], &self.settings);
+        let progress = indicatif::ProgressBar::hidden();
+        let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &progress));
+        for _ in &records {
+            on(&RateEvent::Game);
+        }
+        Ok(crate::arena::tally(&records, 0))
+    }
+
+    /// Alpha-beta with the learned evaluation (where the checkpoint has
+    /// one) against the hand-written alpha-beta, then against the network
+    /// player, each side given `per_move` on `threads` threads.
+    fn play_learned(
+        &self,
+        threads: usize,
+        per_move: Duration,
+        rows: &mut Vec<RatingRow>,
+        on: &mut dyn FnMut(&RateEvent),
+    ) -> Result<(), RateError> {
+        let Some(eval) = &self.learned else {
+            return Ok(());
+        };
+        let ms = per_move.as_secs_f64() * 1e3;
+        let threads_opt = if threads > 1 {
+            format!(",threads={threads}")
+        } else {
+            String::new()
+        };
+        let learned_name = format!("alphabeta:eval,movetime={ms:.1}ms{threads_opt}");
+        let limits = Limits {
+            movetime: Some(per_move),
+            ..Default::default()
+        };
+        let (name, eval) = (learned_name.clone(), eval.clone());
+        let learned: PlayerFactory<P> = Arc::new(move |_| {
+            Box::new(AlphaBeta::with_eval(name.clone(), limits, eval.clone()).with_threads(threads))
+                as Box<dyn Player<P>>
+        });
+        let hand_name = format!("alphabeta:movetime={ms:.1}ms{threads_opt}");
+        let pool = match threads {
+            1 => None,
+            n => Some(Arc::new(crate::util::thread_pool(n).map_err(RateError::Invalid)?)),
+        };
+        let [net, hand] = self.equal_time_players(&hand_name, per_move, threads, pool);
+        for (mode, opponent, other) in [
+            ("learned", hand_name.clone(), hand),
+            ("learned-vs-net", "net".to_string(), net),
+        ] {
+            on(&RateEvent::Match {
+                iteration: self.base.iteration,
+                mode: mode.into(),
+                opponent: opponent.clone(),
+                games: self.cfg.games,
+            });
+            let wdl = self.play_pair(
+                [learned_name.clone(), opponent.clone()],
+                [learned.clone(), other],
+                on,
+            )?;
+            let row = RatingRow {
+                mode: mode.into(),
+                opponent,
+                sims: self.cfg.sims,
+                net_ms_per_move: ms,
+                threads: threads as u32,
+                ..self.base.clone()
+            };
+            Self::finish(row, wdl, rows, on);
+        }
         Ok(())
     }
 
@@ -481,6 +573,14 @@ pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> anyhow::Result<bool>
             "equal-time" if r.threads > 1 => format!("equal time, {} threads", r.threads),
             "equal-time" => "equal time".to_string(),
             "policy" => format!("raw policy vs {}", r.opponent),
+            "learned" | "learned-vs-net" => {
+                let against = if r.mode == "learned" {
+                    "alpha-beta"
+                } else {
+                    "the network"
+                };
+                format!("learned eval vs {against}, {} thread(s)", r.threads.max(1))
+            }
             _ => format!("{} sims vs {}", r.sims, r.opponent),
         };
         let pt = (r.train_minutes, 100.0 * r.score);

@@ -121,6 +121,7 @@ pub struct RunConfig {
     pub train: TrainParams,
     pub eval: EvalConfig,
     pub dist: DistConfig,
+    pub learned_eval: super::learned_eval::LearnEvalConfig,
 }
 
 /// The embedded configs/default.toml, key for key (each section's `Default`
@@ -147,6 +148,7 @@ impl Default for RunConfig {
             train: TrainParams::default(),
             eval: EvalConfig::default(),
             dist: DistConfig::default(),
+            learned_eval: Default::default(),
         }
     }
 }
@@ -367,7 +369,7 @@ fn tidy_floats(v: &mut toml::Value) {
 
 /// Apply `a.b.c=value` to a TOML table. The value is read as TOML (number,
 /// boolean, array, quoted string) or, failing that, as a bare string.
-fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
+pub(crate) fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
     let err = |why: String| ConfigError::Set(set.to_string(), why);
     let Some((key, raw)) = set.split_once('=') else {
         return Err(err("must look like key=value (e.g. train.lr=0.001)".into()));

@@ -42,6 +42,14 @@ pub struct EvalPhase {
     pub seconds: f64,
 }
 
+/// What the learned-evaluation phase made (nothing when not due).
+pub struct LearnedEvalPhase {
+    pub file: Option<crate::learned::EvalFile>,
+    /// Its loss on held-out positions (0 when none was made).
+    pub held_out_loss: f64,
+    pub seconds: f64,
+}
+
 /// `x` rounded to `digits` decimals, as the logs keep it.
 pub(super) fn round(x: f64, digits: i32) -> f64 {
     (x * 10f64.powi(digits)).round() / 10f64.powi(digits)
@@ -63,6 +71,8 @@ impl<P: super::RunGame> Run<P> {
         self.check_stop(k)?;
         let eval = self.evaluation_phase(k, observer);
         self.check_stop(k)?;
+        let learned = self.learned_eval_phase(k, wall0 + t0.elapsed().as_secs_f64(), observer);
+        self.check_stop(k)?;
         let wall = wall0 + t0.elapsed().as_secs_f64();
         self.state.iteration = k;
         self.state.step = self.trainer.step;
@@ -70,9 +80,15 @@ impl<P: super::RunGame> Run<P> {
         self.state.positions += selfplay.stats.plies;
         self.state.wall_s = wall;
         let iteration_s = t_iter.elapsed().as_secs_f64();
-        let m = Metrics::from_phases(self, &selfplay, &learn, &eval, iteration_s);
+        let mut m = Metrics::from_phases(self, &selfplay, &learn, &eval, iteration_s);
+        (m.learned_eval_s, m.learned_eval_loss) =
+            (round(learned.seconds, 2), round(learned.held_out_loss, 5));
         let new_evals = self.log(&m, &eval)?;
         let checkpoint = self.checkpoint()?;
+        if let Some(file) = &learned.file {
+            let path = checkpoint.join(crate::learned::EVAL_FILE_NAME);
+            crate::util::atomic_write(&path, &file.to_bytes()).map_err(|e| RunError::Write(path, e))?;
+        }
         observer(&Event::Iteration {
             metrics: Box::new(m.clone()),
             evals: new_evals,
@@ -185,6 +201,61 @@ impl<P: super::RunGame> Run<P> {
             results,
             seconds: t.elapsed().as_secs_f64(),
         }
+    }
+
+    /// The learned evaluation for alpha-beta, when due: at the run's last
+    /// iteration (`learned_eval.train_in_run`; `wall` tells a time limit's)
+    /// and every `learned_eval.interval` iterations. A window with too few
+    /// positions makes none.
+    fn learned_eval_phase(&mut self, k: u32, wall: f64, observer: &mut Observer<'_>) -> LearnedEvalPhase {
+        let cfg = &self.cfg;
+        let c = &cfg.learned_eval;
+        let last = (cfg.iterations > 0 && k >= cfg.iterations)
+            || (cfg.time_limit_minutes > 0.0 && wall >= cfg.time_limit_minutes * 60.0);
+        let due = (c.train_in_run && last) || (c.interval > 0 && k.is_multiple_of(c.interval));
+        let t = Instant::now();
+        let mut phase = LearnedEvalPhase {
+            file: None,
+            held_out_loss: 0.0,
+            seconds: 0.0,
+        };
+        if !due {
+            return phase;
+        }
+        let what = format!("iteration {k} of run {}", cfg.run);
+        let seed = crate::util::derive_seed(cfg.seed, "learned-eval", k as u64);
+        let mut started = false;
+        let mut progress = |p: super::learned_eval::LearnEvalProgress| {
+            if !started {
+                started = true;
+                observer(&Event::Phase {
+                    iteration: k,
+                    phase: Phase::LearnedEval,
+                    total: c.epochs as u64,
+                });
+            }
+            if let super::learned_eval::LearnEvalProgress::Epoch(done, _) = p {
+                observer(&Event::Progress {
+                    iteration: k,
+                    phase: Phase::LearnedEval,
+                    done: done as u64,
+                });
+            }
+        };
+        let trained = super::learned_eval::train_on_window(
+            &self.window,
+            self.trainer.net(),
+            c,
+            seed,
+            &what,
+            &mut progress,
+        );
+        if let Ok((file, stats)) = trained {
+            phase.held_out_loss = stats.report.held_out_loss.last().copied().unwrap_or(0.0) as f64;
+            phase.file = Some(file);
+        }
+        phase.seconds = t.elapsed().as_secs_f64();
+        phase
     }
 
     /// Append the iteration's rows to the logs and write them; the new
@@ -311,6 +382,8 @@ impl Metrics {
             forced_plies: stats.forced,
             cache_hits: stats.cache_hits,
             full_sims: sp.full_sims,
+            learned_eval_s: 0.0,
+            learned_eval_loss: 0.0,
         }
     }
 }

@@ -72,6 +72,13 @@ pub struct Metrics {
     /// Simulations of the iteration's full searches (they grow over the run
     /// with `selfplay.full_sims_start`).
     pub full_sims: u32,
+    /// Seconds training the learned evaluation for alpha-beta, and its
+    /// held-out loss (0 in iterations that trained none; logs written
+    /// before it existed read as 0).
+    #[serde(default)]
+    pub learned_eval_s: f64,
+    #[serde(default)]
+    pub learned_eval_loss: f64,
 }
 
 impl Metrics {
@@ -91,6 +98,7 @@ impl Metrics {
             search_share: 0.0,
             selfplay_cpu_busy: 0.0,
             train_cpu_busy: 0.0,
+            learned_eval_s: 0.0,
             ..self.clone()
         }
     }

@@ -33,6 +33,7 @@
 pub mod checkpoint;
 pub mod config;
 mod iteration;
+pub mod learned_eval;
 pub mod metrics;
 pub mod plots;
 
@@ -163,6 +164,8 @@ pub enum Phase {
     Training,
     /// Counted in evaluation games.
     Evaluation,
+    /// The learned evaluation for alpha-beta, counted in epochs.
+    LearnedEval,
 }
 
 /// What a run reports to its observer.

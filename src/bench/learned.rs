@@ -1,0 +1,142 @@
+//! The learned evaluation's speed (`damone bench --suite learned`): its
+//! evaluations per second inside a search's walk (an accumulator made from
+//! its parent's, then scored) on one core, and alpha-beta's nodes per
+//! second with it beside the hand-written evaluation's, from the same
+//! positions, in each game.
+
+use super::{BENCH_FENS, DAMEO_BENCH_FENS, ITALIAN_BENCH_FENS};
+use crate::arena::{AlphaBeta, Baseline, LeafEval, Limits};
+use crate::game::{dameo, italian, DrawRules, Game, GameKind, Position};
+use crate::learned::{AccumulatorStack, FloatEval, LearnedEval, Shape};
+use crate::net::Board;
+use crate::util::rng_stream;
+use rand::Rng as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One game's figures.
+#[derive(Clone, Debug)]
+pub struct LearnedFigure {
+    pub game: GameKind,
+    /// Evaluations per second in a walk of random playouts, one core
+    /// (each an accumulator updated from its parent's, then scored).
+    pub evals_per_second: f64,
+    /// Alpha-beta nodes per second, one thread, hand-written evaluation.
+    pub hand_nodes_per_second: f64,
+    /// The same with the learned evaluation.
+    pub learned_nodes_per_second: f64,
+}
+
+/// The learned evaluation a bench measures: `eval`'s when given (for its
+/// game), else a network of the default shape with random weights (speed
+/// does not depend on the weights' values).
+fn eval_for(eval: Option<&LearnedEval>, seed: u64) -> LearnedEval {
+    match eval {
+        Some(e) => e.clone(),
+        None => LearnedEval::new(FloatEval::new(
+            Shape::default(),
+            &mut rng_stream(seed, "bench-learned", 0),
+        )),
+    }
+}
+
+/// Evaluations per second over `seconds`: random playouts from the start,
+/// each position entered from its parent and scored.
+fn walk_speed<P: Board>(eval: &LearnedEval, seconds: f64) -> f64 {
+    let mut rng = rng_stream(1, "bench-learned-walk", 0);
+    let mut stack = AccumulatorStack::new(&eval.quant);
+    let mut moves = Vec::new();
+    let (mut evals, mut busy) = (0u64, 0.0);
+    let mut sink = 0i64;
+    while busy < seconds {
+        // A playout's positions first, so that only the evaluation is timed.
+        let mut line = vec![P::start(Default::default())];
+        loop {
+            line.last().unwrap().legal_moves_into(&mut moves);
+            if moves.is_empty() || line.len() > 200 {
+                break;
+            }
+            let next = line
+                .last()
+                .unwrap()
+                .after(&moves[rng.random_range(0..moves.len())]);
+            line.push(next);
+        }
+        let t = Instant::now();
+        for _ in 0..50 {
+            stack.set_root(&eval.quant, &line[0]);
+            for (ply, pos) in line.iter().enumerate().skip(1) {
+                stack.enter(&eval.quant, ply, pos);
+                sink += eval.quant.score(stack.at(ply), pos.side_to_move()) as i64;
+            }
+            evals += line.len() as u64 - 1;
+        }
+        busy += t.elapsed().as_secs_f64();
+    }
+    std::hint::black_box(sink);
+    evals as f64 / busy
+}
+
+/// Alpha-beta's nodes per second over `positions`, each searched to
+/// `nodes` nodes on one thread.
+fn search_speed<P: Baseline, E: LeafEval<P>>(positions: &[P], eval: Arc<E>, nodes: u64) -> f64 {
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let (mut searched, mut seconds) = (0u64, 0.0);
+    for pos in positions {
+        let mut ab = AlphaBeta::with_eval("bench".into(), limits, eval.clone());
+        let g = Game::new(*pos, DrawRules::default());
+        let t = Instant::now();
+        ab.search(&g);
+        seconds += t.elapsed().as_secs_f64();
+        searched += ab.nodes();
+    }
+    searched as f64 / seconds
+}
+
+fn game_figure<P: Board + Baseline>(
+    fens: &[&str],
+    eval: Option<&LearnedEval>,
+    seconds: f64,
+    nodes: u64,
+) -> Result<LearnedFigure, String> {
+    let eval = Arc::new(eval_for(eval, 1));
+    let positions = fens
+        .iter()
+        .map(|f| P::from_setup(f, Default::default()).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<P>, String>>()?;
+    Ok(LearnedFigure {
+        game: P::KIND,
+        evals_per_second: walk_speed::<P>(&eval, seconds),
+        hand_nodes_per_second: search_speed(&positions, Arc::new(crate::arena::HandWritten), nodes),
+        learned_nodes_per_second: search_speed(&positions, eval, nodes),
+    })
+}
+
+/// The figures of each game in `games` (`eval` for the games it is of),
+/// reported through `report` as they are measured; each search stops at
+/// `nodes` nodes, each walk after `seconds`.
+pub fn learned_suite(
+    games: &[GameKind],
+    eval: Option<(GameKind, &LearnedEval)>,
+    seconds: f64,
+    nodes: u64,
+    report: &mut dyn FnMut(&LearnedFigure),
+) -> Result<(), String> {
+    for &game in games {
+        let own = eval.filter(|(g, _)| *g == game).map(|(_, e)| e);
+        let figure = match game {
+            GameKind::Damone => game_figure::<Position>(&BENCH_FENS.map(|f| f.0), own, seconds, nodes)?,
+            GameKind::Italian => {
+                game_figure::<italian::Position>(&ITALIAN_BENCH_FENS.map(|f| f.0), own, seconds, nodes)?
+            }
+            GameKind::Dameo => {
+                game_figure::<dameo::Position>(&DAMEO_BENCH_FENS.map(|f| f.0), own, seconds, nodes)?
+            }
+        };
+        report(&figure);
+    }
+    Ok(())
+}

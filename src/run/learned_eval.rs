@@ -1,0 +1,263 @@
+//! A run's learned evaluation: trained from a checkpoint's replay window,
+//! each quiet position labelled by its game's outcome, its self-play
+//! search's value and the checkpoint's network ([`crate::learned`]), and
+//! saved beside the checkpoint as `learned_eval.bin`.
+
+use super::{Checkpoint, RunGame};
+use crate::data::{ReplayWindow, Sample};
+use crate::learned::{train, EvalFile, FloatEval, TargetMix, TrainReport, TrainSettings, EVAL_FILE_NAME};
+use crate::mcts::Wdl;
+use crate::net::{Net, NetEvaluator, Observation};
+use crate::util::rng_stream;
+use burn::tensor::Device;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// How a run's learned evaluation is trained (the config's
+/// `[learned_eval]` section; `damone learn-eval --set` overrides it).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnEvalConfig {
+    /// `damone train` trains one at the run's last iteration (its
+    /// checkpoint's `learned_eval.bin`).
+    pub train_in_run: bool,
+    /// `damone train` also trains one every this many iterations (0: none).
+    pub interval: u32,
+    /// Units of each view's accumulator.
+    pub hidden: usize,
+    /// Units of the second layer.
+    pub hidden2: usize,
+    /// Passes over the positions.
+    pub epochs: usize,
+    /// Positions per Adam step.
+    pub batch_size: usize,
+    /// Adam's learning rate at the start (cosine to a tenth).
+    pub lr: f32,
+    /// Share of the positions held out to measure the loss on.
+    pub held_out: f32,
+    /// The newest replay positions used (0: the whole window).
+    pub positions: usize,
+    /// Weight of the network's value of a position in its label.
+    pub network_weight: f32,
+    /// Weight of the self-play search's value.
+    pub search_weight: f32,
+    /// Weight of the game's outcome.
+    pub outcome_weight: f32,
+}
+
+impl Default for LearnEvalConfig {
+    fn default() -> Self {
+        let (t, m) = (TrainSettings::default(), TargetMix::default());
+        LearnEvalConfig {
+            train_in_run: true,
+            interval: 0,
+            hidden: t.hidden,
+            hidden2: t.hidden2,
+            epochs: t.epochs,
+            batch_size: t.batch_size,
+            lr: t.lr,
+            held_out: t.held_out,
+            positions: 0,
+            network_weight: m.network,
+            search_weight: m.search,
+            outcome_weight: m.outcome,
+        }
+    }
+}
+
+impl LearnEvalConfig {
+    /// The trainer's settings.
+    pub fn train(&self) -> TrainSettings {
+        TrainSettings {
+            hidden: self.hidden,
+            hidden2: self.hidden2,
+            epochs: self.epochs,
+            batch_size: self.batch_size,
+            lr: self.lr,
+            held_out: self.held_out,
+        }
+    }
+
+    /// How labels mix the teachers.
+    pub fn targets(&self) -> TargetMix {
+        TargetMix {
+            network: self.network_weight,
+            search: self.search_weight,
+            outcome: self.outcome_weight,
+        }
+    }
+
+    /// A one-line error for a setting out of range, naming the key.
+    pub fn validate(&self) -> Result<(), String> {
+        self.train().validate()?;
+        self.targets().validate()
+    }
+
+    /// This config with `key=value` overrides (keys of this section).
+    pub fn with_sets(&self, sets: &[String]) -> Result<LearnEvalConfig, String> {
+        let mut table = toml::Table::try_from(self).map_err(|e| e.to_string())?;
+        for s in sets {
+            super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
+        }
+        let cfg: LearnEvalConfig = table.try_into().map_err(|e: toml::de::Error| {
+            format!("learned_eval: {}", e.to_string().trim().replace('\n', " "))
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// What training a learned evaluation did.
+#[derive(Clone, Debug)]
+pub struct LearnEvalStats {
+    pub report: TrainReport,
+    /// Seconds labelling positions with the network, and training.
+    pub label_s: f64,
+    pub train_s: f64,
+}
+
+/// What training a checkpoint's evaluation did, and the file it wrote.
+#[derive(Clone, Debug)]
+pub struct LearnEvalOutcome {
+    pub path: PathBuf,
+    pub stats: LearnEvalStats,
+}
+
+/// Progress of a training, for a bar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LearnEvalProgress {
+    /// Positions labelled by the network so far, of all.
+    Labelled(usize, usize),
+    /// An epoch ended with this held-out loss.
+    Epoch(usize, f32),
+}
+
+/// The network's value of every sample (batches of 256 on the CPU's fast
+/// path).
+fn network_values<P: RunGame>(
+    net: &Net,
+    samples: &[&Sample<P>],
+    progress: &mut dyn FnMut(LearnEvalProgress),
+) -> Vec<Wdl> {
+    let evaluator = NetEvaluator::new(net);
+    let inputs = evaluator.inputs();
+    let mut out = Vec::with_capacity(samples.len());
+    for chunk in samples.chunks(256) {
+        let obs: Vec<Observation> = chunk
+            .iter()
+            .map(|s| Observation::new(&s.pos, s.repeated, s.no_progress, inputs))
+            .collect();
+        let (_, v) = evaluator.infer(&obs);
+        out.extend(v.chunks_exact(3).map(|w| Wdl::new(w[0], w[1], w[2])));
+        progress(LearnEvalProgress::Labelled(out.len(), samples.len()));
+    }
+    out
+}
+
+/// A learned evaluation trained on `window`'s quiet positions (the newest
+/// `cfg.positions`), labelled with `net`'s values; `what` names the window
+/// in errors and in the file's note.
+pub fn train_on_window<P: RunGame>(
+    window: &ReplayWindow<P>,
+    net: &Net,
+    cfg: &LearnEvalConfig,
+    seed: u64,
+    what: &str,
+    progress: &mut dyn FnMut(LearnEvalProgress),
+) -> Result<(EvalFile, LearnEvalStats), String> {
+    cfg.validate()?;
+    let all: Vec<&Sample<P>> = window.iter().filter(|s| train::is_quiet(&s.pos)).collect();
+    let from = if cfg.positions == 0 {
+        0
+    } else {
+        all.len().saturating_sub(cfg.positions)
+    };
+    let samples = &all[from..];
+    if samples.len() < 100 {
+        return Err(format!(
+            "{what} holds {} quiet replay positions; a learned evaluation needs at least 100 (train longer)",
+            samples.len()
+        ));
+    }
+    let started = Instant::now();
+    let teacher = (cfg.network_weight > 0.0).then(|| network_values(net, samples, progress));
+    let label_s = started.elapsed().as_secs_f64();
+    let examples = train::examples(samples, teacher.as_deref(), &cfg.targets());
+    let (train_set, held_out) = train::split(examples, cfg.held_out, seed);
+    let mut rng = rng_stream(seed, "learned-eval", 0);
+    let mut model = FloatEval::new(cfg.train().shape(), &mut rng);
+    let started = Instant::now();
+    let report = train::fit(
+        &mut model,
+        &train_set,
+        &held_out,
+        &cfg.train(),
+        &mut rng,
+        |e, l| progress(LearnEvalProgress::Epoch(e, l)),
+    );
+    let train_s = started.elapsed().as_secs_f64();
+    let note = format!(
+        "{what}: {} positions, held-out loss {:.4}",
+        report.train_positions,
+        report.held_out_loss.last().copied().unwrap_or(0.0)
+    );
+    let file = EvalFile {
+        game: P::KIND,
+        float: model,
+        note,
+    };
+    Ok((
+        file,
+        LearnEvalStats {
+            report,
+            label_s,
+            train_s,
+        },
+    ))
+}
+
+/// Train the learned evaluation of checkpoint `ck` from its replay window
+/// and network, and write it into the checkpoint's folder. `seed` seeds
+/// the split, the first weights and the order of the positions.
+pub fn learn_eval<P: RunGame>(
+    ck: &Checkpoint,
+    cfg: &LearnEvalConfig,
+    seed: u64,
+    progress: &mut dyn FnMut(LearnEvalProgress),
+) -> Result<LearnEvalOutcome, String> {
+    cfg.validate()?;
+    let window = ReplayWindow::<P>::from_bytes(&ck.read("replay.bin").map_err(|e| e.to_string())?)
+        .map_err(|e| format!("{}: replay.bin: {e}", ck.dir.display()))?;
+    let net = ck.load_net(&Device::flex()).map_err(|e| e.to_string())?;
+    let what = format!("iteration {} of run {}", ck.state.iteration, ck.config.run);
+    let (file, stats) = train_on_window(&window, &net, cfg, seed, &what, progress)?;
+    let path = ck.dir.join(EVAL_FILE_NAME);
+    file.write(&path)?;
+    Ok(LearnEvalOutcome { path, stats })
+}
+
+/// The learned evaluation a checkpoint or run folder names: a
+/// checkpoint's own, or a run folder's newest (a learned evaluation does
+/// not follow the network's best checkpoint: newer ones learned from more
+/// games); a one-line error saying how to make one where there is none.
+pub fn checkpoint_eval_file(path: &std::path::Path) -> Result<EvalFile, String> {
+    let file = if super::RunDir::is_run_folder(path) {
+        let run = super::RunDir::new(path);
+        run.checkpoints()
+            .into_iter()
+            .rev()
+            .map(|k| run.iter_dir(k).join(EVAL_FILE_NAME))
+            .find(|f| f.is_file())
+    } else {
+        Checkpoint::open(path).map_err(|e| e.to_string())?;
+        Some(path.join(EVAL_FILE_NAME)).filter(|f| f.is_file())
+    };
+    let Some(file) = file else {
+        return Err(format!(
+            "{} has no learned evaluation; make one with `damone learn-eval {}`",
+            path.display(),
+            path.display()
+        ));
+    };
+    EvalFile::read(&file)
+}

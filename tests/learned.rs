@@ -1,0 +1,308 @@
+//! The learned evaluation's contract: the accumulator a search updates
+//! move by move equals the one summed from scratch, in all three games,
+//! over random playouts with moves made and unmade; the integer model
+//! stays within a stated tolerance of the float one; training lowers the
+//! loss on held-out positions; a damaged or wrong-game file is a one-line
+//! error; alpha-beta plays whole games with it; `damone train` and
+//! `damone learn-eval` make one that `alphabeta:eval=` players, `export`
+//! and `info` take.
+
+mod common;
+
+use damone::arena::{AlphaBeta, Baseline, Limits, Player};
+use damone::game::{dameo, italian, Game, GameKind, GamePosition, Position};
+use damone::learned::train::{fit, loss, split, Example};
+use damone::learned::{planes, AccumulatorStack, EvalFile, FloatEval, LearnedEval, Shape, TrainSettings};
+use damone::net::Board;
+use damone::util::{rng_stream, Rng};
+use rand::Rng as _;
+use std::sync::Arc;
+
+/// The integer model's output may differ from the float model's by at
+/// most this much (in logits of the expected score; 0.05 is 13 of the
+/// search's units, an eighth of a man at the hand-written scale's usual
+/// exchange rate). Rounding the first layer to 1/127 moves a unit by at
+/// most 0.5/127 per active piece.
+const QUANT_TOLERANCE: f32 = 0.05;
+
+fn model(seed: u64) -> LearnedEval {
+    let mut rng = rng_stream(seed, "learned-test", 0);
+    let mut float = FloatEval::new(
+        Shape {
+            hidden: 48,
+            hidden2: 8,
+        },
+        &mut rng,
+    );
+    // Biases spread over the units' range, so that clipping is exercised.
+    for b in float.b1.iter_mut().chain(float.b2.iter_mut()) {
+        *b = rng.random_range(-0.5..1.5);
+    }
+    LearnedEval::new(float)
+}
+
+/// Positions of random playouts from the start (a spread of real positions).
+fn playout_positions<P: GamePosition>(games: usize, rng: &mut Rng) -> Vec<P> {
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = P::start(Default::default());
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() || pos.decided().is_some() {
+                break;
+            }
+            out.push(pos);
+            pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    out
+}
+
+/// Walk random playouts, unmaking 1-3 moves at random, and compare the
+/// stack's accumulator with one summed from scratch at every step.
+fn incremental_equals_full<P: Board>(seed: u64) {
+    let eval = model(seed);
+    let mut rng = rng_stream(seed, "learned-walk", 0);
+    let mut stack = AccumulatorStack::new(&eval.quant);
+    let mut fresh = eval.quant.new_accumulator();
+    let mut checked = 0;
+    for _ in 0..30 {
+        let mut path = vec![P::start(Default::default())];
+        stack.set_root(&eval.quant, &path[0]);
+        for _ in 0..300 {
+            let ply = path.len() - 1;
+            let moves = path[ply].legal_moves();
+            if ply > 0 && (moves.is_empty() || rng.random_bool(0.25)) {
+                let back = rng.random_range(1..=3.min(ply));
+                path.truncate(path.len() - back);
+            } else if moves.is_empty() {
+                break;
+            } else {
+                let child = path[ply].after(&moves[rng.random_range(0..moves.len())]);
+                path.push(child);
+                stack.enter(&eval.quant, ply + 1, &child);
+            }
+            let ply = path.len() - 1;
+            eval.quant.refresh(&planes(&path[ply]), &mut fresh);
+            assert_eq!(stack.at(ply), &fresh, "{:?} at ply {ply}", P::KIND);
+            let stm = path[ply].side_to_move();
+            assert_eq!(eval.quant.score(stack.at(ply), stm), eval.score(&path[ply]));
+            checked += 1;
+        }
+    }
+    assert!(checked > 3000, "{checked} positions checked");
+}
+
+#[test]
+fn incremental_accumulator_equals_full_sum_in_every_game() {
+    incremental_equals_full::<Position>(1);
+    incremental_equals_full::<italian::Position>(2);
+    incremental_equals_full::<dameo::Position>(3);
+}
+
+fn quant_close_to_float<P: Board>(seed: u64) -> f32 {
+    let eval = model(seed);
+    let mut rng = rng_stream(seed, "learned-quant", 0);
+    let positions = playout_positions::<P>(40, &mut rng);
+    let mut worst = 0f32;
+    let mut acc = eval.quant.new_accumulator();
+    for pos in &positions {
+        let float = eval.float.logit(&planes(pos), pos.side_to_move());
+        eval.quant.refresh(&planes(pos), &mut acc);
+        let quant = eval.quant.logit(&acc, pos.side_to_move());
+        worst = worst.max((float - quant).abs());
+    }
+    assert!(
+        worst <= QUANT_TOLERANCE,
+        "{:?}: integer model off by {worst} logits",
+        P::KIND
+    );
+    worst
+}
+
+#[test]
+fn integer_model_stays_within_tolerance_of_float() {
+    let worst = [
+        quant_close_to_float::<Position>(4),
+        quant_close_to_float::<italian::Position>(5),
+        quant_close_to_float::<dameo::Position>(6),
+    ];
+    eprintln!("largest integer-float difference per game (logits): {worst:?}");
+}
+
+/// Positions labelled by the hand-written evaluation's expected score: a
+/// target the learned evaluation can learn from its inputs.
+fn labelled<P: Board + Baseline>(games: usize, seed: u64) -> Vec<Example> {
+    let mut rng = rng_stream(seed, "learned-labels", 0);
+    playout_positions::<P>(games, &mut rng)
+        .into_iter()
+        .filter(|p| !p.has_capture())
+        .map(|p| Example {
+            planes: planes(&p),
+            stm: p.side_to_move(),
+            target: 1.0 / (1.0 + (-(p.evaluate() as f32) / 150.0).exp()),
+        })
+        .collect()
+}
+
+#[test]
+fn training_lowers_the_held_out_loss() {
+    let (train, held_out) = split(labelled::<Position>(150, 7), 0.2, 7);
+    assert!(held_out.len() > 500, "{} held-out positions", held_out.len());
+    let settings = TrainSettings {
+        hidden: 32,
+        hidden2: 8,
+        epochs: 6,
+        batch_size: 128,
+        ..TrainSettings::default()
+    };
+    let mut rng = rng_stream(7, "learned-fit", 0);
+    let mut float = FloatEval::new(settings.shape(), &mut rng);
+    let report = fit(&mut float, &train, &held_out, &settings, &mut rng, |_, _| {});
+    let (before, after) = (report.held_out_loss[0], *report.held_out_loss.last().unwrap());
+    assert!(after < 0.5 * before, "held-out loss {before} -> {after}");
+    assert_eq!(loss(&float, &held_out), after);
+    // The integer model of the trained network keeps its accuracy.
+    let quant = LearnedEval::new(float);
+    let mut acc = quant.quant.new_accumulator();
+    let worst = held_out
+        .iter()
+        .map(|e| {
+            quant.quant.refresh(&e.planes, &mut acc);
+            (quant.quant.logit(&acc, e.stm) - quant.float.logit(&e.planes, e.stm)).abs()
+        })
+        .fold(0f32, f32::max);
+    assert!(worst <= QUANT_TOLERANCE, "trained model: integer off by {worst}");
+    eprintln!("trained model: integer off by at most {worst} logits");
+}
+
+#[test]
+fn damaged_or_foreign_files_are_one_line_errors() {
+    let file = EvalFile {
+        game: GameKind::Italian,
+        float: model(9).float,
+        note: "test".into(),
+    };
+    let bytes = file.to_bytes();
+    assert_eq!(EvalFile::from_bytes(&bytes).unwrap(), file);
+    let mut flipped = bytes.clone();
+    flipped[100] ^= 1;
+    let e = EvalFile::from_bytes(&flipped).unwrap_err().to_string();
+    assert!(e.contains("checksum") && !e.contains('\n'), "{e}");
+    let e = EvalFile::from_bytes(&bytes[..bytes.len() / 2])
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains('\n'), "{e}");
+    let e = EvalFile::from_bytes(b"not an evaluation file at all")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad magic"), "{e}");
+    let e = file.clone().for_game(GameKind::Damone).unwrap_err();
+    assert!(e.contains("italian") && e.contains("damone"), "{e}");
+    assert!(file.for_game(GameKind::Italian).is_ok());
+}
+
+fn plays_whole_games<P: Board + Baseline>(seed: u64) {
+    let eval = Arc::new(model(seed));
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    let mut learned = AlphaBeta::<P, LearnedEval>::with_eval("learned".into(), limits, eval).with_threads(2);
+    let mut hand = AlphaBeta::<P>::new("hand".into(), limits);
+    let mut game = Game::<P>::new(P::start(Default::default()), Default::default());
+    loop {
+        let moves = game.position().legal_moves();
+        if game.outcome_with(&moves).is_some() {
+            break;
+        }
+        let m = if game.ply().is_multiple_of(2) {
+            learned.choose(&game)
+        } else {
+            hand.choose(&game)
+        };
+        game.play(&m).expect("a legal move");
+    }
+    assert!(game.ply() > 0);
+}
+
+#[test]
+fn alphabeta_plays_whole_games_with_a_learned_evaluation() {
+    plays_whole_games::<Position>(10);
+    plays_whole_games::<italian::Position>(11);
+    plays_whole_games::<dameo::Position>(12);
+}
+
+/// A tiny run trains its learned evaluation at its last iteration (its
+/// time in metrics.csv); `learn-eval` trains one again; a match, an
+/// exported player file and `info` take it; a damaged one is refused in
+/// one line.
+#[test]
+fn a_run_makes_a_learned_evaluation_that_players_use() {
+    use common::{run, tmpdir};
+    let dir = tmpdir("learned-run");
+    let ck = format!("checkpoint_dir={}", dir.display());
+    let sets = ["--set", &ck, "--set", "iterations=2", "--set", "eval.interval=0"];
+    let (code, _, err) = run(&[
+        &["train", "--config", "configs/tiny.toml", "--quiet"][..],
+        &sets[..],
+    ]
+    .concat());
+    assert_eq!(code, 0, "{err}");
+    let run_dir = dir.join("tiny");
+    let file = run_dir.join("iter_0002/learned_eval.bin");
+    assert!(
+        file.is_file(),
+        "the run's last checkpoint has no learned evaluation"
+    );
+    let metrics = std::fs::read_to_string(run_dir.join("metrics.csv")).unwrap();
+    let header: Vec<&str> = metrics.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "learned_eval_s")
+        .expect("learned_eval_s column");
+    let last: Vec<&str> = metrics.lines().last().unwrap().split(',').collect();
+    assert!(last[col].parse::<f64>().unwrap() > 0.0, "{metrics}");
+
+    let run_path = run_dir.to_str().unwrap();
+    let (code, out, err) = run(&["learn-eval", run_path, "--latest", "--set", "epochs=2", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("held-out loss"), "{out}");
+
+    let spec = format!("alphabeta:eval={run_path},depth=2");
+    let (code, _, err) = run(&["match", &spec, "alphabeta:depth=2", "--games", "2", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+
+    let player = dir.join("tiny.dmp");
+    let ckpt = run_dir.join("iter_0002");
+    let (code, _, err) = run(&[
+        "export",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--out",
+        player.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["info", player.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("learned evaluation for alpha-beta: 128 x 16"),
+        "{out}"
+    );
+    let spec = format!("alphabeta:eval={},depth=2", player.display());
+    let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&file, &bytes).unwrap();
+    let spec = format!("alphabeta:eval={}", file.display());
+    let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("checksum") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
