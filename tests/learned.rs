@@ -285,10 +285,7 @@ fn a_run_makes_a_learned_evaluation_that_players_use() {
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = run(&["info", player.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("learned evaluation for alpha-beta: 128 x 16"),
-        "{out}"
-    );
+    assert!(out.contains("learned evaluation for alpha-beta: 64 x 8"), "{out}");
     let spec = format!("alphabeta:eval={},depth=2", player.display());
     let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
     assert_eq!(code, 0, "{err}");

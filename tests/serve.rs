@@ -822,3 +822,20 @@ fn search_threads_go_into_the_listed_specs() {
         assert_eq!(p.spec.ends_with(",threads=2"), threaded, "{}", p.spec);
     }
 }
+
+/// A checkpoint with a learned evaluation (the tiny run's last) is also
+/// offered as alpha-beta with that evaluation, and the spec listed loads.
+#[test]
+fn checkpoints_with_a_learned_evaluation_offer_alphabeta_with_it() {
+    let list = player_list(&config());
+    let learned: Vec<_> = list
+        .iter()
+        .filter(|p| p.spec.starts_with("alphabeta:eval="))
+        .collect();
+    assert_eq!(learned.len(), 1, "{list:?}");
+    assert!(learned[0].spec.contains("iter_0002") && learned[0].label.contains("learned evaluation"));
+    let make = damone::player::factory::<damone::game::Position>(&learned[0].spec).unwrap();
+    let mut player = make(1);
+    let game = damone::game::Game::from_variant(Default::default(), Default::default());
+    let _ = player.choose(&game);
+}

@@ -68,6 +68,12 @@ fn line(r: &RatingRow) -> String {
             r.threads,
             if r.threads == 1 { "" } else { "s" }
         ),
+        "learned" | "learned-vs-net" => format!(
+            "alpha-beta, learned eval ({:.1} ms/move, {} thread{})",
+            r.net_ms_per_move,
+            r.threads,
+            if r.threads == 1 { "" } else { "s" }
+        ),
         _ => format!("{} sims", r.sims),
     };
     format!(

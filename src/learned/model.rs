@@ -44,8 +44,8 @@ pub struct Shape {
 impl Default for Shape {
     fn default() -> Self {
         Shape {
-            hidden: 128,
-            hidden2: 16,
+            hidden: 64,
+            hidden2: 8,
         }
     }
 }

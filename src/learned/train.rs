@@ -104,6 +104,58 @@ pub fn examples<P: Board>(samples: &[&Sample<P>], network: Option<&[Wdl]>, mix: 
     out
 }
 
+/// The training examples of positions labelled by the network alone
+/// (`values`, same order; quiet positions only), reflected copies added
+/// where the game's rules allow.
+pub fn network_examples<P: Board>(positions: &[P], values: &[Wdl]) -> Vec<Example> {
+    let mut out = Vec::with_capacity(positions.len() * 2);
+    for (pos, v) in positions.iter().zip(values) {
+        if !is_quiet(pos) {
+            continue;
+        }
+        let (planes, stm, target) = (
+            super::features::planes(pos),
+            pos.side_to_move(),
+            (v.value() + 1.0) / 2.0,
+        );
+        out.push(Example { planes, stm, target });
+        if P::REFLECTION_SYMMETRIC {
+            let planes = super::features::reflect(&planes);
+            out.push(Example { planes, stm, target });
+        }
+    }
+    out
+}
+
+/// Positions off the games' paths, which a search visits and self-play
+/// did not play: from each of `positions`, 1 to `max_plies` random moves
+/// (the walk's length drawn uniformly), kept where the game goes on and
+/// the side to move has no capture, each with the index of the position it
+/// started from. Seeded by `rng`.
+pub fn random_walks<P: Board>(positions: &[P], max_plies: u32, rng: &mut Rng) -> Vec<(usize, P)> {
+    use rand::Rng as _;
+    let mut moves = Vec::new();
+    let mut out = Vec::with_capacity(positions.len());
+    for (i, start) in positions.iter().enumerate() {
+        let mut pos = *start;
+        let plies = rng.random_range(1..=max_plies.max(1));
+        let mut alive = true;
+        for _ in 0..plies {
+            pos.legal_moves_into(&mut moves);
+            if moves.is_empty() || pos.decided().is_some() {
+                alive = false;
+                break;
+            }
+            pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+        }
+        pos.legal_moves_into(&mut moves);
+        if alive && !moves.is_empty() && pos.decided().is_none() && is_quiet(&pos) {
+            out.push((i, pos));
+        }
+    }
+    out
+}
+
 /// The trainer's settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]

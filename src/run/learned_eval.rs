@@ -37,6 +37,10 @@ pub struct LearnEvalConfig {
     pub held_out: f32,
     /// The newest replay positions used (0: the whole window).
     pub positions: usize,
+    /// Also a position 1 to this many random moves away from each replay
+    /// position, labelled by the network alone: positions a search visits
+    /// and self-play did not play (0: none).
+    pub walk_plies: u32,
     /// Weight of the network's value of a position in its label.
     pub network_weight: f32,
     /// Weight of the self-play search's value.
@@ -58,6 +62,7 @@ impl Default for LearnEvalConfig {
             lr: t.lr,
             held_out: t.held_out,
             positions: 0,
+            walk_plies: 0,
             network_weight: m.network,
             search_weight: m.search,
             outcome_weight: m.outcome,
@@ -132,24 +137,26 @@ pub enum LearnEvalProgress {
     Epoch(usize, f32),
 }
 
-/// The network's value of every sample (batches of 256 on the CPU's fast
-/// path).
+/// The network's value of every position, given as (position, repeated,
+/// no-progress fraction) (batches of 256 on the CPU's fast path);
+/// `progress` is told the count labelled after `done_before` others.
 fn network_values<P: RunGame>(
     net: &Net,
-    samples: &[&Sample<P>],
+    positions: &[(P, bool, f32)],
+    (done_before, all): (usize, usize),
     progress: &mut dyn FnMut(LearnEvalProgress),
 ) -> Vec<Wdl> {
     let evaluator = NetEvaluator::new(net);
     let inputs = evaluator.inputs();
-    let mut out = Vec::with_capacity(samples.len());
-    for chunk in samples.chunks(256) {
+    let mut out = Vec::with_capacity(positions.len());
+    for chunk in positions.chunks(256) {
         let obs: Vec<Observation> = chunk
             .iter()
-            .map(|s| Observation::new(&s.pos, s.repeated, s.no_progress, inputs))
+            .map(|(pos, repeated, no_progress)| Observation::new(pos, *repeated, *no_progress, inputs))
             .collect();
         let (_, v) = evaluator.infer(&obs);
         out.extend(v.chunks_exact(3).map(|w| Wdl::new(w[0], w[1], w[2])));
-        progress(LearnEvalProgress::Labelled(out.len(), samples.len()));
+        progress(LearnEvalProgress::Labelled(done_before + out.len(), all));
     }
     out
 }
@@ -180,9 +187,30 @@ pub fn train_on_window<P: RunGame>(
         ));
     }
     let started = Instant::now();
-    let teacher = (cfg.network_weight > 0.0).then(|| network_values(net, samples, progress));
+    let mut rng = rng_stream(seed, "learned-eval-walks", 0);
+    let starts: Vec<P> = samples.iter().map(|s| s.pos).collect();
+    let walks = match cfg.walk_plies {
+        0 => Vec::new(),
+        n => train::random_walks(&starts, n, &mut rng),
+    };
+    let own = (cfg.network_weight > 0.0) as usize * samples.len();
+    let all = own + walks.len();
+    let on_path: Vec<(P, bool, f32)> = samples
+        .iter()
+        .map(|s| (s.pos, s.repeated, s.no_progress))
+        .collect();
+    let teacher = (own > 0).then(|| network_values(net, &on_path, (0, all), progress));
+    // A walk keeps its start's no-progress fraction (a capture would reset
+    // it; walks end on quiet positions, most after quiet moves).
+    let off_path: Vec<(P, bool, f32)> = walks
+        .iter()
+        .map(|&(i, p)| (p, false, samples[i].no_progress))
+        .collect();
+    let walk_values = network_values(net, &off_path, (own, all), progress);
+    let walks: Vec<P> = walks.into_iter().map(|(_, p)| p).collect();
     let label_s = started.elapsed().as_secs_f64();
-    let examples = train::examples(samples, teacher.as_deref(), &cfg.targets());
+    let mut examples = train::examples(samples, teacher.as_deref(), &cfg.targets());
+    examples.extend(train::network_examples(&walks, &walk_values));
     let (train_set, held_out) = train::split(examples, cfg.held_out, seed);
     let mut rng = rng_stream(seed, "learned-eval", 0);
     let mut model = FloatEval::new(cfg.train().shape(), &mut rng);

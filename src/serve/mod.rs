@@ -207,9 +207,20 @@ const BASELINES: [(&str, &str); 5] = [
     ("mcts:sims=400", "rollout MCTS, 400 simulations"),
 ];
 
+/// Alpha-beta with the learned evaluation at `path` (a checkpoint folder
+/// or a player file), a second a move, where `path` has one.
+fn learned_entry(path: &std::path::Path, what: &str, game: crate::game::GameKind) -> Option<PlayerEntry> {
+    crate::player::learned_eval_at(path, Some(game)).ok()?;
+    Some(PlayerEntry {
+        spec: format!("alphabeta:eval={},movetime=1000", path.display()),
+        label: format!("alpha-beta with the learned evaluation of {what}, 1 s a move"),
+    })
+}
+
 /// The opponents on offer: the run's checkpoints (newest first), the player
-/// files of the players folder, and the baseline bots. Only these may be
-/// played, so no request can name a path outside them.
+/// files of the players folder, alpha-beta with the learned evaluation of
+/// each that has one, and the baseline bots. Only these may be played, so
+/// no request can name a path outside them.
 pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
     let mut out = Vec::new();
     if let Some(run) = &cfg.run {
@@ -219,6 +230,7 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
                 spec: format!("net:{}", dir.iter_dir(k).display()),
                 label: format!("checkpoint iter_{k:04}"),
             });
+            out.extend(learned_entry(&dir.iter_dir(k), &format!("iter_{k:04}"), cfg.game));
         }
     }
     if let Some(pd) = &cfg.players_dir {
@@ -233,13 +245,12 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
                 .collect();
             files.sort();
             for f in files {
+                let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 out.push(PlayerEntry {
                     spec: format!("net:{}", f.display()),
-                    label: format!(
-                        "player file {}",
-                        f.file_name().unwrap_or_default().to_string_lossy()
-                    ),
+                    label: format!("player file {name}"),
                 });
+                out.extend(learned_entry(&f, &name, cfg.game));
             }
         }
     }
