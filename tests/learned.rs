@@ -12,7 +12,7 @@ mod common;
 use damone::arena::{AlphaBeta, Baseline, Limits, Player};
 use damone::game::{dameo, italian, Game, GameKind, GamePosition, Position};
 use damone::learned::train::{fit, loss, split, Example};
-use damone::learned::{planes, AccumulatorStack, EvalFile, FloatEval, LearnedEval, Shape, TrainSettings};
+use damone::learned::{planes, AccumulatorStack, EvalFile, FloatEval, LearnEvalConfig, LearnedEval, Shape};
 use damone::net::Board;
 use damone::util::{rng_stream, Rng};
 use rand::Rng as _;
@@ -149,12 +149,12 @@ fn labelled<P: Board + Baseline>(games: usize, seed: u64) -> Vec<Example> {
 fn training_lowers_the_held_out_loss() {
     let (train, held_out) = split(labelled::<Position>(150, 7), 0.2, 7);
     assert!(held_out.len() > 500, "{} held-out positions", held_out.len());
-    let settings = TrainSettings {
+    let settings = LearnEvalConfig {
         hidden: 32,
         hidden2: 8,
         epochs: 6,
         batch_size: 128,
-        ..TrainSettings::default()
+        ..LearnEvalConfig::default()
     };
     let mut rng = rng_stream(7, "learned-fit", 0);
     let mut float = FloatEval::new(settings.shape(), &mut rng);

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use damone::run::learned_eval::{learn_eval, LearnEvalConfig, LearnEvalProgress};
+use damone::run::learned_eval::{learn_eval, with_sets, LearnEvalConfig, LearnEvalProgress};
 use damone::run::{Checkpoint, RunGame};
 use std::path::PathBuf;
 
@@ -31,11 +31,7 @@ pub struct LearnEvalArgs {
 
 pub fn run_learn_eval(a: LearnEvalArgs) -> Result<()> {
     let ck = Checkpoint::for_player(&a.run, a.latest)?;
-    let cfg = ck
-        .config
-        .learned_eval
-        .with_sets(&a.sets)
-        .map_err(anyhow::Error::msg)?;
+    let cfg = with_sets(&ck.config.learned_eval, &a.sets).map_err(anyhow::Error::msg)?;
     damone::with_game!(ck.config.game, P => learn::<P>(&ck, &cfg, &a))
 }
 

@@ -156,14 +156,22 @@ pub fn random_walks<P: Board>(positions: &[P], max_plies: u32, rng: &mut Rng) ->
     out
 }
 
-/// The trainer's settings.
+/// How a learned evaluation is trained: the config's `[learned_eval]`
+/// section (`damone learn-eval --set` overrides it), whose first two keys
+/// `damone train` reads.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct TrainSettings {
-    /// The network's layer sizes (of a new network).
+pub struct LearnEvalConfig {
+    /// `damone train` trains one at the run's last iteration (its
+    /// checkpoint's `learned_eval.bin`).
+    pub train_in_run: bool,
+    /// `damone train` also trains one every this many iterations (0: none).
+    pub interval: u32,
+    /// Units of each view's accumulator.
     pub hidden: usize,
+    /// Units of the second layer.
     pub hidden2: usize,
-    /// Passes over the training positions.
+    /// Passes over the positions.
     pub epochs: usize,
     /// Positions per Adam step.
     pub batch_size: usize,
@@ -171,38 +179,67 @@ pub struct TrainSettings {
     pub lr: f32,
     /// Share of the positions held out to measure the loss on.
     pub held_out: f32,
+    /// The newest replay positions used (0: the whole window).
+    pub positions: usize,
+    /// Also a position 1 to this many random moves away from each replay
+    /// position, labelled by the network alone: positions a search visits
+    /// and self-play did not play (0: none).
+    pub walk_plies: u32,
+    /// Weight of the network's value of a position in its label.
+    pub network_weight: f32,
+    /// Weight of the self-play search's value.
+    pub search_weight: f32,
+    /// Weight of the game's outcome.
+    pub outcome_weight: f32,
 }
 
-impl Default for TrainSettings {
+impl Default for LearnEvalConfig {
     fn default() -> Self {
-        TrainSettings {
+        let m = TargetMix::default();
+        LearnEvalConfig {
+            train_in_run: true,
+            interval: 0,
             hidden: Shape::default().hidden,
             hidden2: Shape::default().hidden2,
             epochs: 12,
             batch_size: 512,
             lr: 0.002,
             held_out: 0.05,
+            positions: 0,
+            walk_plies: 0,
+            network_weight: m.network,
+            search_weight: m.search,
+            outcome_weight: m.outcome,
         }
     }
 }
 
-impl TrainSettings {
-    /// A one-line error for a setting out of range.
+impl LearnEvalConfig {
+    /// A one-line error for a setting out of range, naming the key.
     pub fn validate(&self) -> Result<(), String> {
         self.shape().validate()?;
         if self.epochs == 0 || self.batch_size == 0 {
-            return Err("learned-eval epochs and batch_size must be at least 1".into());
+            return Err("learned_eval.epochs and learned_eval.batch_size must be at least 1".into());
         }
         if !(self.lr > 0.0 && self.lr.is_finite()) {
-            return Err(format!("learned-eval lr must be positive, got {}", self.lr));
+            return Err(format!("learned_eval.lr must be positive, got {}", self.lr));
         }
         if !(0.0..0.5).contains(&self.held_out) {
             return Err(format!(
-                "learned-eval held_out must be in [0, 0.5), got {}",
+                "learned_eval.held_out must be in [0, 0.5), got {}",
                 self.held_out
             ));
         }
-        Ok(())
+        self.targets().validate()
+    }
+
+    /// How labels mix the teachers.
+    pub fn targets(&self) -> TargetMix {
+        TargetMix {
+            network: self.network_weight,
+            search: self.search_weight,
+            outcome: self.outcome_weight,
+        }
     }
 
     /// The shape of a new network.
@@ -431,7 +468,7 @@ pub fn fit(
     model: &mut FloatEval,
     train: &[Example],
     held_out: &[Example],
-    settings: &TrainSettings,
+    settings: &LearnEvalConfig,
     rng: &mut Rng,
     mut progress: impl FnMut(usize, f32),
 ) -> TrainReport {

@@ -5,7 +5,7 @@
 
 use super::{Checkpoint, RunGame};
 use crate::data::{ReplayWindow, Sample};
-use crate::learned::{train, EvalFile, FloatEval, TargetMix, TrainReport, TrainSettings, EVAL_FILE_NAME};
+use crate::learned::{train, EvalFile, FloatEval, TrainReport, EVAL_FILE_NAME};
 use crate::mcts::Wdl;
 use crate::net::{Net, NetEvaluator, Observation};
 use crate::util::rng_stream;
@@ -13,103 +13,19 @@ use burn::tensor::Device;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// How a run's learned evaluation is trained (the config's
-/// `[learned_eval]` section; `damone learn-eval --set` overrides it).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LearnEvalConfig {
-    /// `damone train` trains one at the run's last iteration (its
-    /// checkpoint's `learned_eval.bin`).
-    pub train_in_run: bool,
-    /// `damone train` also trains one every this many iterations (0: none).
-    pub interval: u32,
-    /// Units of each view's accumulator.
-    pub hidden: usize,
-    /// Units of the second layer.
-    pub hidden2: usize,
-    /// Passes over the positions.
-    pub epochs: usize,
-    /// Positions per Adam step.
-    pub batch_size: usize,
-    /// Adam's learning rate at the start (cosine to a tenth).
-    pub lr: f32,
-    /// Share of the positions held out to measure the loss on.
-    pub held_out: f32,
-    /// The newest replay positions used (0: the whole window).
-    pub positions: usize,
-    /// Also a position 1 to this many random moves away from each replay
-    /// position, labelled by the network alone: positions a search visits
-    /// and self-play did not play (0: none).
-    pub walk_plies: u32,
-    /// Weight of the network's value of a position in its label.
-    pub network_weight: f32,
-    /// Weight of the self-play search's value.
-    pub search_weight: f32,
-    /// Weight of the game's outcome.
-    pub outcome_weight: f32,
-}
+pub use crate::learned::LearnEvalConfig;
 
-impl Default for LearnEvalConfig {
-    fn default() -> Self {
-        let (t, m) = (TrainSettings::default(), TargetMix::default());
-        LearnEvalConfig {
-            train_in_run: true,
-            interval: 0,
-            hidden: t.hidden,
-            hidden2: t.hidden2,
-            epochs: t.epochs,
-            batch_size: t.batch_size,
-            lr: t.lr,
-            held_out: t.held_out,
-            positions: 0,
-            walk_plies: 0,
-            network_weight: m.network,
-            search_weight: m.search,
-            outcome_weight: m.outcome,
-        }
+/// `cfg` with `key=value` overrides (keys of the `[learned_eval]` section).
+pub fn with_sets(cfg: &LearnEvalConfig, sets: &[String]) -> Result<LearnEvalConfig, String> {
+    let mut table = toml::Table::try_from(cfg).map_err(|e| e.to_string())?;
+    for s in sets {
+        super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
     }
-}
-
-impl LearnEvalConfig {
-    /// The trainer's settings.
-    pub fn train(&self) -> TrainSettings {
-        TrainSettings {
-            hidden: self.hidden,
-            hidden2: self.hidden2,
-            epochs: self.epochs,
-            batch_size: self.batch_size,
-            lr: self.lr,
-            held_out: self.held_out,
-        }
-    }
-
-    /// How labels mix the teachers.
-    pub fn targets(&self) -> TargetMix {
-        TargetMix {
-            network: self.network_weight,
-            search: self.search_weight,
-            outcome: self.outcome_weight,
-        }
-    }
-
-    /// A one-line error for a setting out of range, naming the key.
-    pub fn validate(&self) -> Result<(), String> {
-        self.train().validate()?;
-        self.targets().validate()
-    }
-
-    /// This config with `key=value` overrides (keys of this section).
-    pub fn with_sets(&self, sets: &[String]) -> Result<LearnEvalConfig, String> {
-        let mut table = toml::Table::try_from(self).map_err(|e| e.to_string())?;
-        for s in sets {
-            super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
-        }
-        let cfg: LearnEvalConfig = table.try_into().map_err(|e: toml::de::Error| {
-            format!("learned_eval: {}", e.to_string().trim().replace('\n', " "))
-        })?;
-        cfg.validate()?;
-        Ok(cfg)
-    }
+    let cfg: LearnEvalConfig = table
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("learned_eval: {}", e.to_string().trim().replace('\n', " ")))?;
+    cfg.validate()?;
+    Ok(cfg)
 }
 
 /// What training a learned evaluation did.
@@ -213,16 +129,11 @@ pub fn train_on_window<P: RunGame>(
     examples.extend(train::network_examples(&walks, &walk_values));
     let (train_set, held_out) = train::split(examples, cfg.held_out, seed);
     let mut rng = rng_stream(seed, "learned-eval", 0);
-    let mut model = FloatEval::new(cfg.train().shape(), &mut rng);
+    let mut model = FloatEval::new(cfg.shape(), &mut rng);
     let started = Instant::now();
-    let report = train::fit(
-        &mut model,
-        &train_set,
-        &held_out,
-        &cfg.train(),
-        &mut rng,
-        |e, l| progress(LearnEvalProgress::Epoch(e, l)),
-    );
+    let report = train::fit(&mut model, &train_set, &held_out, cfg, &mut rng, |e, l| {
+        progress(LearnEvalProgress::Epoch(e, l))
+    });
     let train_s = started.elapsed().as_secs_f64();
     let note = format!(
         "{what}: {} positions, held-out loss {:.4}",
