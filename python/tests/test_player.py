@@ -47,6 +47,20 @@ def test_a_player_file_is_loaded_and_asked_for_moves(trained):
     assert m.wins + m.draws + m.losses == 2
 
 
+def test_alphabeta_with_the_runs_learned_evaluation(trained):
+    """The tiny run trained a learned evaluation at its last iteration; its
+    run folder and its exported player file give it to alpha-beta."""
+    g = damone.Game()
+    for source in (trained["run"], trained["player"]):
+        p = damone.Player(f"alphabeta:eval={source},depth=2")
+        assert p.game == "damone" and not p.is_network
+        assert p.choose(g) in g.legal_moves()
+    m = damone.play_match(f"alphabeta:eval={trained['run']},depth=2", "random", games=2)
+    assert m.wins + m.draws + m.losses == 2
+    with pytest.raises(damone.DamoneError, match="italian"):
+        damone.Player(f"alphabeta:eval={trained['player']}", game="italian")
+
+
 def test_player_errors(trained):
     with pytest.raises(damone.DamoneError, match="unknown"):
         damone.Player("grandmaster")
