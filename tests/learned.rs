@@ -197,9 +197,9 @@ fn damaged_or_foreign_files_are_one_line_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("bad magic"), "{e}");
-    let e = file.clone().for_game(GameKind::Damone).unwrap_err();
+    let e = file.check_game(GameKind::Damone).unwrap_err();
     assert!(e.contains("italian") && e.contains("damone"), "{e}");
-    assert!(file.for_game(GameKind::Italian).is_ok());
+    assert!(file.check_game(GameKind::Italian).is_ok());
 }
 
 fn plays_whole_games<P: Board + Baseline>(seed: u64) {

@@ -318,6 +318,11 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
         ),
         (vec!["--set", "selfplay.bogus=1"], "bogus"),
         (vec!["--set", "eval.games=3"], "eval.games"),
+        (vec!["--set", "learned_eval.epochs=0"], "learned_eval.epochs"),
+        (
+            vec!["--set", "learned_eval.outcome_weight=-1"],
+            "learned_eval.network_weight",
+        ),
         (vec!["--set", "model.inputs=colours"], "model.inputs"),
         // The default config trains the auxiliary heads: weights without them.
         (vec!["--set", "model.aux_heads=false"], "model.aux_heads"),

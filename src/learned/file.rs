@@ -45,9 +45,7 @@ impl EvalFile {
         }
         w.f32(f.b3);
         w.str16(&self.note);
-        let crc = crc32fast::hash(w.as_slice());
-        w.u32(crc);
-        w.finish()
+        w.finish_with_crc32()
     }
 
     /// Read a file's bytes; a damaged, foreign or newer file is a one-line
@@ -58,9 +56,7 @@ impl EvalFile {
         if bytes.len() < 16 {
             return Err(r.invalid("too short"));
         }
-        let body = bytes.len() - 4;
-        let stored = u32::from_le_bytes(bytes[body..].try_into().expect("4 bytes"));
-        if crc32fast::hash(&bytes[..body]) != stored {
+        if crate::util::bin::crc32_body(bytes).is_none() {
             return Err(
                 r.invalid("checksum mismatch: the file is damaged; train it again (damone learn-eval)")
             );
@@ -92,7 +88,13 @@ impl EvalFile {
             w3,
             b3,
         };
-        if !float.w1.iter().chain(&float.w2).all(|w| w.is_finite()) {
+        let all = [&float.w1, &float.b1, &float.w2, &float.b2, &float.w3];
+        if !all
+            .into_iter()
+            .flatten()
+            .chain([&float.b3])
+            .all(|w| w.is_finite())
+        {
             return Err(r.invalid("weights that are not finite numbers"));
         }
         Ok(EvalFile { game, float, note })
@@ -105,19 +107,18 @@ impl EvalFile {
     }
 
     /// Write the file at `path` atomically (a temporary file, then a rename).
-    pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
+    pub fn write(&self, path: &std::path::Path) -> std::io::Result<()> {
         crate::util::atomic_write(path, &self.to_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
-    /// The weights, refused by name when they are another game's.
-    pub fn for_game(self, game: GameKind) -> Result<FloatEval, String> {
+    /// A one-line error when the evaluation is another game's than `game`.
+    pub fn check_game(&self, game: GameKind) -> Result<(), String> {
         if self.game != game {
             return Err(format!(
                 "the learned evaluation is for {}, and this is a {game} game",
                 self.game
             ));
         }
-        Ok(self.float)
+        Ok(())
     }
 }

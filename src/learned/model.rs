@@ -271,8 +271,8 @@ impl QuantEval {
     }
 }
 
-// The loops below vectorise; `simd::dispatch` runs them compiled for AVX2
-// where the CPU has it.
+// The loops below vectorise; `simd_kernel!` compiles each twice, portable
+// and for AVX2, and runs the AVX2 one where [`simd::avx2`] says so.
 
 #[inline(always)]
 fn add_row_generic(sums: &mut [i16], row: &[i16]) {
@@ -343,5 +343,33 @@ pub mod simd {
                 false
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng as _;
+
+    /// The kernels the CPU runs (AVX2 where it has it) give what the
+    /// portable loops give, on sums that cross the clipping bounds.
+    #[test]
+    fn kernels_equal_the_portable_loops() {
+        if !simd::avx2() {
+            eprintln!("NOTICE: no AVX2 here (or DAMONE_EVAL_SIMD=portable): the portable loops are compared with themselves");
+        }
+        let mut rng = crate::util::rng_stream(3, "kernels", 0);
+        for n in [8, 64, 100, 1024] {
+            let mut v = |lo: i16, hi: i16| (0..n).map(|_| rng.random_range(lo..hi)).collect::<Vec<i16>>();
+            let (sums, row, w) = (v(-600, 600), v(-510, 510), v(-2048, 2048));
+            let (mut a, mut b) = (sums.clone(), sums.clone());
+            add_row(&mut a, &row);
+            add_row_generic(&mut b, &row);
+            assert_eq!(a, b);
+            sub_row(&mut a, &row);
+            sub_row_generic(&mut b, &row);
+            assert_eq!((&a, &b), (&sums, &sums));
+            assert_eq!(dot_clipped(&w, &sums), dot_clipped_generic(&w, &sums));
+        }
     }
 }

@@ -25,8 +25,7 @@ pub struct Example {
 
 /// How a position's label mixes its three teachers (the weights are
 /// normalised by their sum).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TargetMix {
     /// The network's value of the position (distillation).
     pub network: f32,
@@ -52,7 +51,7 @@ impl TargetMix {
         let all = [self.network, self.search, self.outcome];
         if all.iter().any(|w| !w.is_finite() || *w < 0.0) || all.iter().sum::<f32>() <= 0.0 {
             return Err(format!(
-                "learned-eval target weights must be at least 0 with a positive sum, got network {} search {} outcome {}",
+                "learned_eval.network_weight, search_weight and outcome_weight must be at least 0 with a positive sum, got {} {} {}",
                 self.network, self.search, self.outcome
             ));
         }
@@ -62,15 +61,21 @@ impl TargetMix {
     /// The label of a position: the weighted mean of the teachers'
     /// expected scores (`network` None: that teacher left out).
     pub fn label(&self, network: Option<Wdl>, search: Wdl, outcome: Wdl) -> f32 {
-        let score = |w: Wdl| (w.value() + 1.0) / 2.0;
         let net_w = if network.is_some() { self.network } else { 0.0 };
         let total = net_w + self.search + self.outcome;
         if total <= 0.0 {
-            return score(outcome);
+            return expected_score(outcome);
         }
-        (net_w * network.map_or(0.0, score) + self.search * score(search) + self.outcome * score(outcome))
+        (net_w * network.map_or(0.0, expected_score)
+            + self.search * expected_score(search)
+            + self.outcome * expected_score(outcome))
             / total
     }
+}
+
+/// The side to move's expected score of `w`: a win 1, a draw 1/2.
+fn expected_score(w: Wdl) -> f32 {
+    (w.value() + 1.0) / 2.0
 }
 
 /// Positions a search would evaluate: the side to move has no capture
@@ -79,27 +84,28 @@ pub fn is_quiet<P: Board>(pos: &P) -> bool {
     !pos.has_capture()
 }
 
+/// Append the example of `pos` with `target`, and its reflection where the
+/// game's rules allow ([`Board::REFLECTION_SYMMETRIC`]). Only quiet
+/// positions ([`is_quiet`]) are kept.
+fn push_example<P: Board>(out: &mut Vec<Example>, pos: &P, target: f32) {
+    if !is_quiet(pos) {
+        return;
+    }
+    let (planes, stm) = (super::features::planes(pos), pos.side_to_move());
+    out.push(Example { planes, stm, target });
+    if P::REFLECTION_SYMMETRIC {
+        let planes = super::features::reflect(&planes);
+        out.push(Example { planes, stm, target });
+    }
+}
+
 /// The training examples of `samples` (quiet positions only), labelled by
 /// `mix` with `network` the network's value of each sample (same order)
-/// where known; reflected copies added where the game's rules allow
-/// ([`Board::REFLECTION_SYMMETRIC`]).
+/// where known; reflected copies added where the game's rules allow.
 pub fn examples<P: Board>(samples: &[&Sample<P>], network: Option<&[Wdl]>, mix: &TargetMix) -> Vec<Example> {
     let mut out = Vec::with_capacity(samples.len() * 2);
     for (i, s) in samples.iter().enumerate() {
-        if !is_quiet(&s.pos) {
-            continue;
-        }
-        let target = mix.label(network.map(|n| n[i]), s.q, s.z);
-        let planes = super::features::planes(&s.pos);
-        let stm = s.pos.side_to_move();
-        out.push(Example { planes, stm, target });
-        if P::REFLECTION_SYMMETRIC {
-            out.push(Example {
-                planes: super::features::reflect(&planes),
-                stm,
-                target,
-            });
-        }
+        push_example(&mut out, &s.pos, mix.label(network.map(|n| n[i]), s.q, s.z));
     }
     out
 }
@@ -110,19 +116,7 @@ pub fn examples<P: Board>(samples: &[&Sample<P>], network: Option<&[Wdl]>, mix: 
 pub fn network_examples<P: Board>(positions: &[P], values: &[Wdl]) -> Vec<Example> {
     let mut out = Vec::with_capacity(positions.len() * 2);
     for (pos, v) in positions.iter().zip(values) {
-        if !is_quiet(pos) {
-            continue;
-        }
-        let (planes, stm, target) = (
-            super::features::planes(pos),
-            pos.side_to_move(),
-            (v.value() + 1.0) / 2.0,
-        );
-        out.push(Example { planes, stm, target });
-        if P::REFLECTION_SYMMETRIC {
-            let planes = super::features::reflect(&planes);
-            out.push(Example { planes, stm, target });
-        }
+        push_example(&mut out, pos, expected_score(*v));
     }
     out
 }
@@ -217,7 +211,9 @@ impl Default for LearnEvalConfig {
 impl LearnEvalConfig {
     /// A one-line error for a setting out of range, naming the key.
     pub fn validate(&self) -> Result<(), String> {
-        self.shape().validate()?;
+        self.shape()
+            .validate()
+            .map_err(|e| format!("learned_eval: {e}"))?;
         if self.epochs == 0 || self.batch_size == 0 {
             return Err("learned_eval.epochs and learned_eval.batch_size must be at least 1".into());
         }
@@ -481,14 +477,13 @@ pub fn fit(
     let mut adam = Adam::new(model);
     let mut order: Vec<&Example> = train.iter().collect();
     let steps_per_epoch = train.len().div_ceil(settings.batch_size).max(1);
-    let total = (steps_per_epoch * settings.epochs) as f32;
+    let total = (steps_per_epoch * settings.epochs) as f64;
     let mut step = 0;
     for epoch in 0..settings.epochs {
         order.shuffle(rng);
         let mut sum = 0.0;
         for batch in order.chunks(settings.batch_size) {
-            let lr =
-                settings.lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f32::consts::PI * step as f32 / total).cos()));
+            let lr = settings.lr * crate::util::cosine_decay(step as f64 / total, 0.1) as f32;
             let g = batch_gradient(model, batch);
             sum += g.loss;
             adam.step(model, &g, lr);

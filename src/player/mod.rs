@@ -35,8 +35,11 @@
 
 pub mod endgames;
 pub mod grade;
+mod learned;
 pub mod rate;
 pub mod run_tournament;
+
+pub use learned::learned_eval_at;
 
 use crate::arena::spec::alphabeta_factory;
 use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
@@ -56,7 +59,8 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
 
-const MAGIC: &[u8; 8] = b"DAMONEPL";
+/// The magic bytes a player file starts with.
+pub(crate) const MAGIC: &[u8; 8] = b"DAMONEPL";
 /// Version of the player file format this build writes and reads.
 pub const PLAYER_FORMAT_VERSION: u32 = 3;
 /// The versions this build reads.
@@ -214,12 +218,7 @@ pub fn decode_player_with(
         )));
     }
     if let Some(l) = &learned {
-        if l.game != header.game {
-            return Err(bad(format!(
-                "its learned evaluation is for {}, and its network plays {}",
-                l.game, header.game
-            )));
-        }
+        l.check_game(header.game).map_err(bad)?;
     }
     header.rules.validate().map_err(bad)?;
     header
@@ -351,14 +350,8 @@ impl LoadedNet {
             return Ok(false);
         }
         let file = EvalFile::read(&path)?;
-        if file.game != self.header.game {
-            return Err(format!(
-                "{}: it is for {}, and the run plays {}",
-                path.display(),
-                file.game,
-                self.header.game
-            ));
-        }
+        file.check_game(self.header.game)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         self.learned = Some(file);
         Ok(true)
     }
@@ -437,35 +430,6 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
     let what = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
     Ok(Some(decode_player(&bytes, &what)?.0.game))
-}
-
-/// The learned evaluation `path` names: a `learned_eval.bin` file, a
-/// player file holding one, or a checkpoint or run folder (its player
-/// checkpoint's, as `net:` players name checkpoints). With `game`, one of
-/// another game is refused by name.
-pub fn learned_eval_at(path: &Path, game: Option<GameKind>) -> Result<EvalFile, String> {
-    let file = if path.is_dir() {
-        crate::run::learned_eval::checkpoint_eval_file(path)?
-    } else {
-        let what = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {what}: {e}"))?;
-        if bytes.starts_with(MAGIC) {
-            let (_, _, learned) = decode_player_with(&bytes, &what).map_err(|e| e.to_string())?;
-            learned.ok_or_else(|| {
-                format!("{what} holds no learned evaluation (export it again after `damone learn-eval` on its run)")
-            })?
-        } else {
-            EvalFile::from_bytes(&bytes).map_err(|e| format!("{what}: {e}"))?
-        }
-    };
-    match game {
-        Some(g) if g != file.game => Err(format!(
-            "{}: the learned evaluation is for {}, and this is a {g} game",
-            path.display(),
-            file.game
-        )),
-        _ => Ok(file),
-    }
 }
 
 /// The game the players `specs` meet in: their networks' game (they must

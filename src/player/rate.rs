@@ -261,12 +261,16 @@ fn rate_game<P: RunGame>(
     let mut rows = Vec::new();
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
-        let learned = crate::run::learned_eval::checkpoint_eval_file(&ck.dir)
-            .ok()
-            .and_then(|f| f.for_game(P::KIND).ok())
-            .map(|f| Arc::new(crate::learned::LearnedEval::new(f)));
+        // A checkpoint without a learned evaluation has no learned rows; a
+        // damaged one, or one of another game, is an error.
+        let mut loaded = LoadedNet::from_checkpoint(&ck, cfg.sims)?;
+        loaded.attach_learned_eval(&ck).map_err(RateError::Invalid)?;
+        let learned = loaded
+            .learned
+            .take()
+            .map(|f| Arc::new(crate::learned::LearnedEval::new(f.float)));
         let rating = CheckpointRating::<P> {
-            loaded: LoadedNet::from_checkpoint(&ck, cfg.sims)?.on(device),
+            loaded: loaded.on(device),
             learned,
             settings: match_settings(&ck, cfg, dir)?,
             base: RatingRow {

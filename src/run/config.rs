@@ -289,6 +289,7 @@ impl RunConfig {
                 return Err("eval.sims must be at least 1".into());
             }
         }
+        self.learned_eval.validate()?;
         if self.dist.games_per_shard == 0 {
             return Err("dist.games_per_shard must be at least 1".into());
         }

@@ -80,14 +80,12 @@ impl<P: super::RunGame> Run<P> {
         self.state.positions += selfplay.stats.plies;
         self.state.wall_s = wall;
         let iteration_s = t_iter.elapsed().as_secs_f64();
-        let mut m = Metrics::from_phases(self, &selfplay, &learn, &eval, iteration_s);
-        (m.learned_eval_s, m.learned_eval_loss) =
-            (round(learned.seconds, 2), round(learned.held_out_loss, 5));
+        let m = Metrics::from_phases(self, &selfplay, &learn, &eval, &learned, iteration_s);
         let new_evals = self.log(&m, &eval)?;
         let checkpoint = self.checkpoint()?;
         if let Some(file) = &learned.file {
             let path = checkpoint.join(crate::learned::EVAL_FILE_NAME);
-            crate::util::atomic_write(&path, &file.to_bytes()).map_err(|e| RunError::Write(path, e))?;
+            file.write(&path).map_err(|e| RunError::Write(path, e))?;
         }
         observer(&Event::Iteration {
             metrics: Box::new(m.clone()),
@@ -208,10 +206,9 @@ impl<P: super::RunGame> Run<P> {
     /// and every `learned_eval.interval` iterations. A window with too few
     /// positions makes none.
     fn learned_eval_phase(&mut self, k: u32, wall: f64, observer: &mut Observer<'_>) -> LearnedEvalPhase {
+        let last = self.limit_reached_after(k, wall);
         let cfg = &self.cfg;
         let c = &cfg.learned_eval;
-        let last = (cfg.iterations > 0 && k >= cfg.iterations)
-            || (cfg.time_limit_minutes > 0.0 && wall >= cfg.time_limit_minutes * 60.0);
         let due = (c.train_in_run && last) || (c.interval > 0 && k.is_multiple_of(c.interval));
         let t = Instant::now();
         let mut phase = LearnedEvalPhase {
@@ -336,6 +333,7 @@ impl Metrics {
         sp: &SelfPlayPhase,
         learn: &LearnPhase,
         eval: &EvalPhase,
+        learned: &LearnedEvalPhase,
         iteration_s: f64,
     ) -> Metrics {
         let (stats, state) = (&sp.stats, &run.state);
@@ -382,8 +380,8 @@ impl Metrics {
             forced_plies: stats.forced,
             cache_hits: stats.cache_hits,
             full_sims: sp.full_sims,
-            learned_eval_s: 0.0,
-            learned_eval_loss: 0.0,
+            learned_eval_s: round(learned.seconds, 2),
+            learned_eval_loss: round(learned.held_out_loss, 5),
         }
     }
 }

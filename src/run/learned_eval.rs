@@ -171,7 +171,8 @@ pub fn learn_eval<P: RunGame>(
     let what = format!("iteration {} of run {}", ck.state.iteration, ck.config.run);
     let (file, stats) = train_on_window(&window, &net, cfg, seed, &what, progress)?;
     let path = ck.dir.join(EVAL_FILE_NAME);
-    file.write(&path)?;
+    file.write(&path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(LearnEvalOutcome { path, stats })
 }
 

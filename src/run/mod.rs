@@ -490,7 +490,13 @@ impl<P: RunGame> Run<P> {
 
     /// True when the config's iteration or time limit is reached.
     pub fn limit_reached(&self, wall_s: f64) -> bool {
-        (self.cfg.iterations > 0 && self.state.iteration >= self.cfg.iterations)
+        self.limit_reached_after(self.state.iteration, wall_s)
+    }
+
+    /// True when the config's limit is reached once `iteration` has been
+    /// played, `wall_s` into the run.
+    fn limit_reached_after(&self, iteration: u32, wall_s: f64) -> bool {
+        (self.cfg.iterations > 0 && iteration >= self.cfg.iterations)
             || (self.cfg.time_limit_minutes > 0.0 && wall_s >= self.cfg.time_limit_minutes * 60.0)
     }
 

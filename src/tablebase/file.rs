@@ -57,9 +57,7 @@ pub(super) fn table_bytes(material: &Material, limit: u16, entries: &[u8]) -> Ve
     }
     w.u64(entries.len() as u64);
     w.bytes(entries);
-    let crc = crc32fast::hash(w.as_slice());
-    w.u32(crc);
-    w.finish()
+    w.finish_with_crc32()
 }
 
 /// Check a table file's bytes: magic, version, balance, length and
@@ -87,13 +85,11 @@ pub(super) fn check_table(bytes: &[u8], material: &Material, path: &Path) -> Res
             material.table_len()
         )));
     }
-    let body = bytes.len() - 4;
-    let stored = u32::from_le_bytes(bytes[body..].try_into().expect("4 bytes"));
-    if crc32fast::hash(&bytes[..body]) != stored {
+    let Some(body) = crate::util::bin::crc32_body(bytes).map(<[u8]>::len) else {
         return Err(bad(
             "checksum mismatch: the file is damaged; build it again".into()
         ));
-    }
+    };
     let too_far = |b: &u8| Value::from_byte(*b).is_some_and(|v| v.plies() > limit);
     if let Some(b) = bytes[HEADER_LEN..body].iter().find(|b| too_far(b)) {
         return Err(bad(format!(

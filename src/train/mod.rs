@@ -239,8 +239,7 @@ impl TrainParams {
         let sched = match self.schedule {
             Schedule::Cosine => {
                 let t = (step.min(self.schedule_steps) as f64) / self.schedule_steps as f64;
-                self.min_lr_factor
-                    + (1.0 - self.min_lr_factor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+                crate::util::cosine_decay(t, self.min_lr_factor)
             }
             Schedule::Constant => 1.0,
         };

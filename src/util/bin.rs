@@ -36,6 +36,14 @@ impl BinError {
     }
 }
 
+/// The bytes before a trailing `u32` CRC-32 of them, where that CRC
+/// matches (files that end with one: tables, learned evaluations).
+pub fn crc32_body(bytes: &[u8]) -> Option<&[u8]> {
+    let body = bytes.len().checked_sub(4)?;
+    let stored = u32::from_le_bytes(bytes[body..].try_into().expect("4 bytes"));
+    (crc32fast::hash(&bytes[..body]) == stored).then_some(&bytes[..body])
+}
+
 /// Appends little-endian values to a byte vector.
 #[derive(Default)]
 pub struct Writer {
@@ -102,6 +110,13 @@ impl Writer {
     }
     /// The bytes.
     pub fn finish(self) -> Vec<u8> {
+        self.buf
+    }
+    /// The bytes followed by a `u32` CRC-32 of them (read back by
+    /// [`crc32_body`]).
+    pub fn finish_with_crc32(mut self) -> Vec<u8> {
+        let crc = crc32fast::hash(&self.buf);
+        self.u32(crc);
         self.buf
     }
 }

@@ -1,4 +1,5 @@
 //! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing,
+//! the cosine schedule,
 //! process CPU time, thread pools, text lines, SVG charts and stop requests.
 
 pub mod bin;
@@ -82,6 +83,13 @@ pub fn cpu_busy_share(before: Option<f64>, after: Option<f64>, wall: f64, thread
         (Some(b), Some(a)) if wall > 0.0 => (a - b) / (wall * threads.max(1) as f64),
         _ => f64::NAN,
     }
+}
+
+/// A cosine schedule's factor at `progress` in [0, 1]: 1 at the start,
+/// falling to `floor` at the end (clamped beyond it).
+pub fn cosine_decay(progress: f64, floor: f64) -> f64 {
+    let t = progress.clamp(0.0, 1.0);
+    floor + (1.0 - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
 }
 
 /// 64-bit FNV-1a hash.
