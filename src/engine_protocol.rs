@@ -86,6 +86,7 @@ impl<P: GamePosition> EngineSession<P> {
             "quit" => return None,
             "hello" => Ok(vec![
                 format!("id name damone {}", env!("CARGO_PKG_VERSION")),
+                format!("id game {}", P::KIND.name()),
                 "ready".into(),
             ]),
             "isready" => Ok(vec!["ready".into()]),
@@ -228,10 +229,22 @@ fn analysis_lines<P: GamePosition>(pos: &P, a: &Analysis<P::Move>, lines: Option
             l.q.map_or("-".to_string(), |q| format!("{q:.4}"))
         ));
     }
-    out.push(format!(
-        "info value win {:.4} draw {:.4} loss {:.4} sims {}",
-        a.wdl.win, a.wdl.draw, a.wdl.loss, a.simulations
-    ));
+    if let Some(p) = &a.principal {
+        let pv = p.pv_text(pos);
+        out.push(format!(
+            "info depth {} nodes {} score {} pv {}",
+            p.depth,
+            p.nodes,
+            p.score,
+            pv.join(" ")
+        ));
+    }
+    if let (Some(w), None) = (a.wdl, &a.principal) {
+        out.push(format!(
+            "info value win {:.4} draw {:.4} loss {:.4} sims {}",
+            w.win, w.draw, w.loss, a.simulations
+        ));
+    }
     out.push(format!("bestmove {}", pos.move_text(&a.best)));
     out
 }
@@ -267,7 +280,8 @@ mod tests {
             b"hello\nposition startpos moves f3-e4\nplay c6-d5\nshow\nquit\nshow\n",
         );
         assert_eq!(out[0], format!("id name damone {}", env!("CARGO_PKG_VERSION")));
-        assert_eq!(&out[1..4], ["ready", "ok", "ok"]);
+        assert_eq!(&out[1..5], ["id game damone", "ready", "ok", "ok"]);
+        let out = &out[1..];
         assert!(
             out[4].starts_with("fen B:") || out[4].starts_with("fen W:"),
             "{}",
@@ -306,7 +320,7 @@ mod tests {
     }
 
     #[test]
-    fn searching_players_analyse_and_others_give_bestmove_only() {
+    fn tree_searches_report_lines_and_alphabeta_its_principal_variation() {
         let mut s = session("mcts:sims=32");
         let out = talk(&mut s, b"analyse sims 16 lines 2\n");
         assert!(out[0].starts_with("info line 1 move "), "{out:?}");
@@ -326,12 +340,16 @@ mod tests {
             DrawRules::default(),
         );
         let out = talk(&mut ab, b"go\n");
-        assert_eq!(out.len(), 1);
-        let best = out[0].strip_prefix("bestmove ").expect("bestmove");
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out[0].starts_with("info depth 2 nodes "), "{out:?}");
+        let best = out[1].strip_prefix("bestmove ").expect("bestmove");
+        assert!(out[0].contains(&format!(" pv {best}")), "{out:?}");
         assert!(
             parse_move(&Position::start(Variant::Standard), best).is_ok(),
             "{best}"
         );
+        let mut random = session("random");
+        assert_eq!(talk(&mut random, b"go\n").len(), 1);
     }
 
     #[test]
@@ -367,8 +385,9 @@ mod tests {
             out[1],
             "fen W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
         );
-        let best = out[4].strip_prefix("bestmove ").unwrap();
+        assert!(out[4].starts_with("info depth 2 "), "{}", out[4]);
+        let best = out[5].strip_prefix("bestmove ").unwrap();
         assert!(s.game().position().parse_move(best).is_ok(), "{best}");
-        assert!(out[5].contains("not a square number"), "{}", out[5]);
+        assert!(out[6].contains("not a square number"), "{}", out[6]);
     }
 }

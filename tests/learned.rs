@@ -233,6 +233,46 @@ fn alphabeta_plays_whole_games_with_a_learned_evaluation() {
     plays_whole_games::<dameo::Position>(12);
 }
 
+/// The network's value mixed with the learned evaluation's at the leaves:
+/// at weight w the value is (1 - w) x the inner one + w x the learned
+/// search's expected result, and the priors stay the inner evaluator's.
+#[test]
+fn leaf_mix_weighs_the_learned_search_into_the_value() {
+    use damone::mcts::{EvalRequest, Evaluator, UniformEvaluator};
+    use damone::player::LeafMix;
+    let eval = Arc::new(model(21));
+    let mut rng = rng_stream(21, "leaf-mix", 0);
+    let mut search = AlphaBeta::with_eval("ab".into(), Limits::default(), eval.clone());
+    let mut half = LeafMix::<_, Position>::new(UniformEvaluator, eval.clone(), 0.5);
+    let mut whole = LeafMix::<_, Position>::new(UniformEvaluator, eval, 1.0);
+    let mut spread = 0.0f32;
+    for pos in playout_positions::<Position>(4, &mut rng).into_iter().take(40) {
+        let game = Game::new(pos, Default::default());
+        let moves = pos.legal_moves();
+        if moves.is_empty() || game.outcome().is_some() {
+            continue;
+        }
+        let req = [EvalRequest {
+            game: &game,
+            moves: &moves,
+        }];
+        let score = search.shallow_score(&game) as f32 / 256.0;
+        let learned = 2.0 / (1.0 + (-score).exp()) - 1.0;
+        let [h, w] = [half.evaluate(&req).remove(0), whole.evaluate(&req).remove(0)];
+        // The inner evaluator's value is 0 (a certain draw).
+        assert!(
+            (w.wdl.win - w.wdl.loss - learned).abs() < 1e-4,
+            "{:?} vs {learned}",
+            w.wdl
+        );
+        assert!((h.wdl.win - h.wdl.loss - 0.5 * learned).abs() < 1e-4);
+        assert!((h.wdl.win + h.wdl.draw + h.wdl.loss - 1.0).abs() < 1e-4);
+        assert_eq!(h.priors, vec![1.0 / moves.len() as f32; moves.len()]);
+        spread += learned.abs();
+    }
+    assert!(spread > 0.1, "the learned values are all 0");
+}
+
 /// A tiny run trains its learned evaluation at its last iteration (its
 /// time in metrics.csv); `learn-eval` trains one again; a match, an
 /// exported player file and `info` take it; a damaged one is refused in
@@ -289,6 +329,18 @@ fn a_run_makes_a_learned_evaluation_that_players_use() {
     let spec = format!("alphabeta:eval={},depth=2", player.display());
     let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
     assert_eq!(code, 0, "{err}");
+
+    // The network player with the learned evaluation at its leaves.
+    let spec = format!("net:{},sims=8,leaf=0.5", player.display());
+    let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = format!("net:{},leaf=1.5", player.display());
+    let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("at most 1") && err.trim().lines().count() == 1,
+        "{err}"
+    );
 
     let mut bytes = std::fs::read(&file).unwrap();
     let n = bytes.len();

@@ -49,9 +49,14 @@ fn engine_answers_bad_lines_and_goes_on() {
     let (ok, lines, err) = engine("alphabeta:depth=2", &input);
     assert!(ok, "{err}");
     assert_eq!(
-        lines[0..2],
-        ["id name damone 0.1.0".to_string(), "ready".into()][..]
+        lines[0..3],
+        [
+            "id name damone 0.1.0".to_string(),
+            "id game damone".into(),
+            "ready".into()
+        ][..]
     );
+    let lines = &lines[1..];
     assert!(
         lines[2].starts_with("error") && lines[2].contains("UTF-8"),
         "{lines:?}"
@@ -101,12 +106,49 @@ fn a_finished_game_says_so_everywhere() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 8);
 }
 
+/// `hello` names the engine's game, and alpha-beta's analysis comes in
+/// that game's notation, in every game.
+#[test]
+fn the_engine_names_its_game_and_alphabeta_reports_its_line() {
+    for game in ["damone", "italian", "dameo"] {
+        let out = bin()
+            .args(["engine", "--player", "alphabeta:depth=3", "--game", game])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                c.stdin.take().unwrap().write_all(b"hello\nanalyse\nquit\n")?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(out.status.success(), "{game}: {text}");
+        assert_eq!(lines[1], format!("id game {game}"), "{text}");
+        let info = lines[3];
+        assert!(info.starts_with("info depth 3 nodes "), "{game}: {info}");
+        let pv = info.split(" pv ").nth(1).unwrap();
+        assert!(pv.split(' ').count() >= 3, "{game}: {info}");
+        let best = lines[4].strip_prefix("bestmove ").unwrap();
+        assert_eq!(pv.split(' ').next(), Some(best), "{game}: {text}");
+        if game == "italian" {
+            // The federation's square numbers.
+            assert!(best.chars().all(|c| c.is_ascii_digit() || c == '-'), "{best}");
+        }
+    }
+}
+
 #[test]
 fn alphabeta_takes_a_time_budget_in_the_engine() {
     let t = Instant::now();
     let (ok, lines, err) = engine("alphabeta:depth=30", b"go time 100\nquit\n");
     assert!(ok, "{err}");
-    assert!(lines[0].starts_with("bestmove "), "{lines:?}");
+    // Its depth, score and principal variation, then its move.
+    assert!(
+        lines[0].starts_with("info depth ") && lines[0].contains(" pv "),
+        "{lines:?}"
+    );
+    assert!(lines[1].starts_with("bestmove "), "{lines:?}");
     assert!(
         t.elapsed().as_secs_f64() < 5.0,
         "go time 100 took {:?}",
@@ -249,14 +291,22 @@ fn small_defects_stay_fixed() {
 }
 
 #[test]
-fn analyse_prints_candidates_and_the_wdl() {
+fn analyse_prints_candidates_and_the_wdl_or_a_principal_variation() {
     let (code, out, err) = run(&["analyse", "--player", "mcts:sims=64", "--lines", "3"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 5, "{out}");
     assert!(lines[1].trim_start().starts_with("1 "), "{out}");
     assert!(lines[4].contains("(64 simulations)"), "{out}");
-    let (code, _, err) = run(&["analyse", "--player", "alphabeta:depth=2"]);
+    let (code, out, err) = run(&["analyse", "--player", "alphabeta:depth=2"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("depth 2 nodes ") && lines[0].contains(" score eval "),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("pv "), "{out}");
+    let (code, _, err) = run(&["analyse", "--player", "random"]);
     assert_eq!(code, 2);
     assert!(err.contains("does not search"), "{err}");
 }

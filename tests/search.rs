@@ -168,6 +168,58 @@ fn alphabeta_finds_the_winning_move() {
     assert!(score > 90_000);
 }
 
+#[test]
+fn alphabeta_analysis_gives_its_score_and_a_legal_principal_variation() {
+    use damone::arena::{Player as _, Score};
+    let limits = |depth| Limits {
+        depth: Some(depth),
+        ..Default::default()
+    };
+    let mut ab = AlphaBeta::new("ab".into(), limits(3));
+    let a = ab.analyse(&game(WIN_IN_ONE)).unwrap();
+    let p = a.principal.clone().unwrap();
+    assert_eq!(p.score, Score::WinIn(1));
+    assert_eq!(p.pv, vec![a.best]);
+    assert_eq!(a.wdl, Some(Wdl::WIN));
+    assert_eq!(p.score.to_string(), "win 1");
+
+    let mut ab = AlphaBeta::new("ab".into(), limits(6));
+    let start = Game::new(Position::start(Variant::Standard), DrawRules::default());
+    let a = ab.analyse(&start).unwrap();
+    let p = a.principal.unwrap();
+    assert!(matches!(p.score, Score::Eval(_)), "{:?}", p.score);
+    assert_eq!(a.wdl, None);
+    assert_eq!(p.depth, 6);
+    assert!(p.nodes > 1000, "{}", p.nodes);
+    assert_eq!(p.pv[0], a.best);
+    assert!(p.pv.len() >= 4, "{:?}", p.pv);
+    // Every move of the line is legal where it is played.
+    let mut g = start.clone();
+    for m in &p.pv {
+        assert!(g.position().legal_moves().contains(m), "{m} in {:?}", p.pv);
+        g.play_unchecked(m);
+    }
+    assert_eq!(p.pv_text(start.position()).len(), p.pv.len());
+}
+
+#[test]
+fn alphabeta_contempt_scores_a_foreseen_draw_below_even() {
+    // Every move reaches the no-progress limit: each line is a draw.
+    let g = game("W:WDd1:BDe8:H79");
+    let limits = Limits {
+        depth: Some(2),
+        ..Default::default()
+    };
+    let mut plain = AlphaBeta::new("ab".into(), limits);
+    assert_eq!(plain.search(&g).1, 0);
+    let mut contempt = AlphaBeta::new("ab".into(), limits).with_contempt(30);
+    assert_eq!(contempt.search(&g).1, -30);
+    let mut helped = AlphaBeta::new("ab".into(), limits)
+        .with_threads(2)
+        .with_contempt(30);
+    assert_eq!(helped.search(&g).1, -30);
+}
+
 fn play(a: &str, b: &str, games: u32, seed: u64) -> (Vec<GameRecord>, Standings) {
     let names = vec![a.to_string(), b.to_string()];
     let f: Vec<_> = names

@@ -100,6 +100,33 @@ fn build_probe_and_verify_three_pieces() {
         drew + lost,
         "{out}"
     );
+    // Alpha-beta given the tables plays their moves: every one is won.
+    let ab_tb = format!("alphabeta:depth=2,tb={d}");
+    let (code, out, err) = convert(&["--positions", "6", "--player", &ab_tb]);
+    assert!(code == 0, "{err}");
+    assert!(out.lines().last().unwrap().contains(": won 6,"), "{out}");
+    // Its analysis of a won root is the tables' move and verdict; one ply
+    // before, the search finds the table win below it.
+    let (code, out, err) = run(&["analyse", "--player", &ab_tb, "--fen", "W:WIf3:Bg4"]);
+    assert!(code == 0, "{err}");
+    assert!(
+        out.contains("score tablewin 0") && out.contains("pv f3xh5"),
+        "{out}"
+    );
+    let ab_tb4 = format!("alphabeta:depth=4,tb={d}");
+    // Two captures, each to a 3-piece position the tables call won.
+    let (code, out, err) = run(&["analyse", "--player", &ab_tb4, "--fen", "W:WIf3,Dd1:Bg4,e4"]);
+    assert!(code == 0, "{err}");
+    assert!(out.contains("score tablewin 1"), "{out}");
+    let (code, _, err) = run(&[
+        "analyse",
+        "--player",
+        "alphabeta:tb=/nonexistent",
+        "--fen",
+        "W:WIf3:Bg4",
+    ]);
+    assert!(code != 0 && err.contains("tb"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     for (extra, says) in [
         (&["--positions", "0", "--player", "random"][..], "at least 1"),
         (&["--player", "nonsense:x"], "cannot open player"),

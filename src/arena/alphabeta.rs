@@ -34,11 +34,27 @@
 //! [`AlphaBeta::with_eval`] searches with another [`LeafEval`]: a
 //! [`LearnedEval`] keeps one accumulator per ply, each made from its
 //! parent's by the pieces the move changed ([`crate::learned`]).
+//!
+//! ## Endgame tables
+//!
+//! [`AlphaBeta::with_exact_values`] gives the search a game's exact
+//! values (Damone's endgame tables): a position they call won or lost
+//! below the root scores as such at once ([`TABLE_WIN`] less its
+//! distance), and a root they call won is played by their own best move.
+//! Positions they call drawn are searched on, as the network player does,
+//! where an opponent that errs may still lose.
+//!
+//! ## Analysis
+//!
+//! [`Player::analyse`] reports the depth completed, the nodes, the score
+//! ([`Score`]) and the principal variation, read from the transposition
+//! table after the search.
 
 use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
-use super::Player;
+use super::{Analysis, Player, Principal};
 use crate::game::{dameo, italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
 use crate::learned::{AccumulatorStack, LearnedEval};
+use crate::mcts::{DecisiveOnly, ExactValues, Wdl};
 use crate::net::Board;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
@@ -46,6 +62,68 @@ use std::time::{Duration, Instant};
 
 /// Score of a won position (minus the distance in plies).
 pub const WIN: i32 = 100_000;
+
+/// Score of a position the endgame tables call won (minus the distance in
+/// plies to it): below every won game, above every evaluation.
+pub const TABLE_WIN: i32 = WIN - 2_000;
+
+/// Scores beyond this are wins or losses (of the game or of the tables),
+/// stored in the transposition table relative to their node.
+const DECIDED: i32 = WIN - 3_000;
+
+/// An alpha-beta search's score for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// The evaluation's estimate in its own units: hundredths of a man
+    /// for the hand-written evaluations, logit x 256 for a learned one.
+    Eval(i32),
+    /// The game is won within this many plies.
+    WinIn(u32),
+    /// The game is lost within this many plies.
+    LossIn(u32),
+    /// A position the endgame tables call won is reached within this many plies.
+    TableWinIn(u32),
+    /// A position the endgame tables call lost is reached within this many plies.
+    TableLossIn(u32),
+}
+
+impl Score {
+    /// The score of a search's value `s`.
+    pub fn of(s: i32) -> Score {
+        let plies = |top: i32| (top - s.abs()).max(0) as u32;
+        match s {
+            s if s > WIN - 1000 => Score::WinIn(plies(WIN)),
+            s if s < -(WIN - 1000) => Score::LossIn(plies(WIN)),
+            s if s > DECIDED => Score::TableWinIn(plies(TABLE_WIN)),
+            s if s < -DECIDED => Score::TableLossIn(plies(TABLE_WIN)),
+            s => Score::Eval(s),
+        }
+    }
+
+    /// The certain result this score proves (a won or lost game or table
+    /// position), None for an estimate.
+    pub fn proven(&self) -> Option<Wdl> {
+        match self {
+            Score::WinIn(_) | Score::TableWinIn(_) => Some(Wdl::WIN),
+            Score::LossIn(_) | Score::TableLossIn(_) => Some(Wdl::LOSS),
+            Score::Eval(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Score {
+    /// `eval +35`, `win 7`, `loss 7`, `tablewin 3`, `tableloss 3` (plies):
+    /// two words, as the engine protocol sends them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Eval(s) => write!(f, "eval {s:+}"),
+            Score::WinIn(n) => write!(f, "win {n}"),
+            Score::LossIn(n) => write!(f, "loss {n}"),
+            Score::TableWinIn(n) => write!(f, "tablewin {n}"),
+            Score::TableLossIn(n) => write!(f, "tableloss {n}"),
+        }
+    }
+}
 
 /// Per-move search limits; any combination, the first reached stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -213,6 +291,9 @@ pub struct AlphaBeta<P: Baseline = Position, E: LeafEval<P> = HandWritten> {
     nodes: u64,
     /// Statistics of the last search: depth reached, nodes, score.
     pub last: (u32, u64, i32),
+    /// The exact values a won root is played by (all of them; the
+    /// search's own are the decisive ones).
+    exact: Option<Arc<dyn ExactValues<P>>>,
 }
 
 /// One thread's search: its history table, node count, path and move
@@ -233,6 +314,11 @@ struct Worker<P: Baseline, E: LeafEval<P>> {
     /// Hashes on the current search path plus the game's repetition history.
     path: Vec<u64>,
     bufs: Vec<Vec<P::Move>>,
+    /// Won and lost positions known exactly (the endgame tables).
+    exact: Option<Arc<dyn ExactValues<P>>>,
+    /// What a draw costs the side to move at the root, in the
+    /// evaluation's units ([`AlphaBeta::with_contempt`]).
+    contempt: i32,
 }
 
 /// What one thread's iterative deepening found.
@@ -278,9 +364,9 @@ pub fn evaluate(pos: &Position) -> i32 {
 
 /// Win scores are stored relative to the node, not the root.
 fn to_tt(s: i32, ply: usize) -> i32 {
-    if s > WIN - 1000 {
+    if s > DECIDED {
         s + ply as i32
-    } else if s < -(WIN - 1000) {
+    } else if s < -DECIDED {
         s - ply as i32
     } else {
         s
@@ -288,12 +374,24 @@ fn to_tt(s: i32, ply: usize) -> i32 {
 }
 
 fn from_tt(s: i32, ply: usize) -> i32 {
-    if s > WIN - 1000 {
+    if s > DECIDED {
         s - ply as i32
-    } else if s < -(WIN - 1000) {
+    } else if s < -DECIDED {
         s + ply as i32
     } else {
         s
+    }
+}
+
+/// The score of a position `ply` plies below the root that exact values
+/// call `w` (won or lost; a draw scores 0).
+fn table_score(w: Wdl, ply: usize) -> i32 {
+    if w == Wdl::WIN {
+        TABLE_WIN - ply as i32
+    } else if w == Wdl::LOSS {
+        -(TABLE_WIN - ply as i32)
+    } else {
+        0
     }
 }
 
@@ -317,7 +415,35 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
             helpers: Vec::new(),
             nodes: 0,
             last: (0, 0, 0),
+            exact: None,
         }
+    }
+
+    /// The same searcher scoring every draw it foresees as `contempt`
+    /// (evaluation units, at least 0) below even for the side to move at
+    /// the root: it plays on in a level position rather than repeat, as
+    /// engines with a contempt do against a weaker opponent. Call before
+    /// or after [`AlphaBeta::with_threads`].
+    pub fn with_contempt(mut self, contempt: i32) -> Self {
+        for w in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            w.contempt = contempt;
+        }
+        self
+    }
+
+    /// The same searcher with the exact values `exact` (a game's endgame
+    /// tables; None: none): their won and lost positions end the search's
+    /// lines, and a won root is played by their best move. Call before or
+    /// after [`AlphaBeta::with_threads`].
+    pub fn with_exact_values(mut self, exact: Option<Arc<dyn ExactValues<P>>>) -> Self {
+        let decisive = exact
+            .clone()
+            .map(|e| Arc::new(DecisiveOnly(e)) as Arc<dyn ExactValues<P>>);
+        for w in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            w.exact = decisive.clone();
+        }
+        self.exact = exact;
+        self
     }
 
     /// The same searcher on `threads` threads (at least 1): Lazy SMP.
@@ -330,11 +456,14 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.helpers = (1..threads.max(1))
             .map(|_| {
-                Worker::new(
+                let mut w = Worker::new(
                     self.main.tt.clone(),
                     self.main.done.clone(),
                     self.main.eval.clone(),
-                )
+                );
+                w.exact = self.main.exact.clone();
+                w.contempt = self.main.contempt;
+                w
             })
             .collect();
         self
@@ -385,6 +514,64 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
         self.last = (found.depth, self.nodes, found.score);
         (found.best, found.score)
     }
+
+    /// The score of `game`'s position for its side to move by a search of
+    /// one ply, the captures after it searched to the end (each leaf a
+    /// quiet position), on the main thread without limits: the
+    /// evaluation's word on a position whose tactics are settled.
+    pub fn shallow_score(&mut self, game: &Game<P>) -> i32 {
+        let root = *game.position();
+        let moves = root.legal_moves();
+        if moves.is_empty() || root.decided().is_some() {
+            return -WIN;
+        }
+        let w = &mut self.main;
+        w.done.store(false, Relaxed);
+        w.begin(game, Limits::default(), Instant::now());
+        w.eval.set_root(&mut w.state, &root);
+        let mut alpha = -WIN - 1;
+        for m in &moves {
+            let s = -w.negamax(game, &root.after(m), 0, 1, -WIN - 1, -alpha);
+            alpha = alpha.max(s);
+        }
+        alpha
+    }
+
+    /// The move of the exact values where they call the root won.
+    fn table_move(&self, game: &Game<P>) -> Option<P::Move> {
+        let exact = self.exact.as_ref()?;
+        match exact.exact(game) {
+            Some(w) if w == Wdl::WIN => exact.best_move(game),
+            _ => None,
+        }
+    }
+
+    /// `best` and the line the transposition table expects after it: at
+    /// each position the move it stored, until it has none, a position
+    /// repeats or the line is longer than the depth searched (plus the
+    /// captures searched out beyond it).
+    fn principal_variation(&self, game: &Game<P>, best: P::Move) -> Vec<P::Move> {
+        let mut pv = vec![best];
+        let mut pos = game.position().after(&best);
+        let mut seen = vec![game.position().hash_key(), pos.hash_key()];
+        let most = self.last.0 as usize + 8;
+        while pv.len() < most {
+            let Some(entry) = self.main.tt.load(pos.hash_key()) else {
+                break;
+            };
+            let moves = pos.legal_moves();
+            let Some(m) = moves.into_iter().find(|m| P::move_code(m) == entry.best) else {
+                break;
+            };
+            pv.push(m);
+            pos = pos.after(&m);
+            if seen.contains(&pos.hash_key()) || pos.decided().is_some() {
+                break;
+            }
+            seen.push(pos.hash_key());
+        }
+        pv
+    }
 }
 
 impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
@@ -401,6 +588,18 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             stopped: false,
             path: Vec::new(),
             bufs: Vec::new(),
+            exact: None,
+            contempt: 0,
+        }
+    }
+
+    /// A draw's score for the side to move `ply` plies below the root:
+    /// the root's side pays the contempt, its opponent gains it.
+    fn draw_score(&self, ply: usize) -> i32 {
+        if ply.is_multiple_of(2) {
+            -self.contempt
+        } else {
+            self.contempt
         }
     }
 
@@ -516,11 +715,14 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
         let rules = game.rules();
         if pos.no_progress() as u32 >= rules.no_progress_plies || (game.ply() + ply) as u32 >= rules.max_plies
         {
-            return 0;
+            return self.draw_score(ply);
         }
         // A repetition inside the search (or of the game's history) scores as a draw.
         if self.path.contains(&pos.hash_key()) {
-            return 0;
+            return self.draw_score(ply);
+        }
+        if let Some(w) = self.exact.as_ref().and_then(|e| e.exact_at(pos, &rules)) {
+            return table_score(w, ply);
         }
         let capture = P::captures(&moves[0]) > 0;
         if depth <= 0 && (!capture || depth < -8) {
@@ -617,7 +819,41 @@ impl<P: Baseline, E: LeafEval<P>> Player<P> for AlphaBeta<P, E> {
         self.name.clone()
     }
     fn choose(&mut self, game: &Game<P>) -> P::Move {
-        self.search(game).0
+        match self.table_move(game) {
+            Some(m) => m,
+            None => self.search(game).0,
+        }
+    }
+    /// The search's move, depth, nodes, score and principal variation (a
+    /// won root the tables cover: their move, their verdict, no search).
+    fn analyse(&mut self, game: &Game<P>) -> Option<Analysis<P::Move>> {
+        if game.outcome().is_some() {
+            return None;
+        }
+        let principal = match self.table_move(game) {
+            Some(m) => Principal {
+                depth: 0,
+                nodes: 0,
+                score: Score::TableWinIn(0),
+                pv: vec![m],
+            },
+            None => {
+                let (best, score) = self.search(game);
+                Principal {
+                    depth: self.last.0,
+                    nodes: self.nodes,
+                    score: Score::of(score),
+                    pv: self.principal_variation(game, best),
+                }
+            }
+        };
+        Some(Analysis {
+            lines: Vec::new(),
+            best: principal.pv[0],
+            wdl: principal.score.proven(),
+            simulations: 0,
+            principal: Some(principal),
+        })
     }
     /// A time budget replaces the depth, node and time limits (iterative
     /// deepening until the time is spent); simulations mean nothing here.

@@ -11,7 +11,7 @@ pub mod sprt;
 pub mod tournament;
 pub mod versus;
 
-pub use alphabeta::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits};
+pub use alphabeta::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits, Score};
 pub use spec::{builtin_factory, split_player_list, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
 pub use sprt::{Sprt, SprtDecision};
 pub use tournament::{
@@ -61,15 +61,51 @@ pub struct AnalysisLine<M = Move> {
     pub q: Option<f32>,
 }
 
-/// A search's report: candidate moves, most visited first.
+/// A search's report: a tree search's candidate moves, most visited
+/// first, and its estimate; an alpha-beta search's principal variation
+/// and score.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis<M = Move> {
+    /// The tree search's candidate moves (none for alpha-beta).
     pub lines: Vec<AnalysisLine<M>>,
     /// The move the player would play.
     pub best: M,
-    /// Root estimate for the side to move.
-    pub wdl: Wdl,
+    /// Root estimate for the side to move: a tree search's, or a certain
+    /// one where alpha-beta proved a win or loss; None for an alpha-beta
+    /// estimate (its score is in `principal`).
+    pub wdl: Option<Wdl>,
+    /// Simulations of a tree search (0 for alpha-beta).
     pub simulations: u32,
+    /// Alpha-beta's depth, score and principal variation.
+    pub principal: Option<Principal<M>>,
+}
+
+/// What an alpha-beta search reports beside its move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Principal<M = Move> {
+    /// The last depth completed.
+    pub depth: u32,
+    /// Nodes searched, all threads together.
+    pub nodes: u64,
+    pub score: Score,
+    /// The line expected from the position, its first move the best.
+    pub pv: Vec<M>,
+}
+
+impl<M: Copy> Principal<M> {
+    /// The principal variation in the game's notation, each move written
+    /// from the position before it, starting from `from`.
+    pub fn pv_text<P: GamePosition<Move = M>>(&self, from: &P) -> Vec<String> {
+        let mut pos = *from;
+        self.pv
+            .iter()
+            .map(|m| {
+                let text = pos.move_text(m);
+                pos = pos.after(m);
+                text
+            })
+            .collect()
+    }
 }
 
 impl<M: Copy> From<SearchResult<M>> for Analysis<M> {
@@ -86,8 +122,9 @@ impl<M: Copy> From<SearchResult<M>> for Analysis<M> {
         Analysis {
             lines,
             best: r.best,
-            wdl: r.wdl,
+            wdl: Some(r.wdl),
             simulations: r.simulations,
+            principal: None,
         }
     }
 }

@@ -1,14 +1,15 @@
 //! Player spec strings: `random`, `alphabeta:depth=4`,
 //! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`,
-//! `alphabeta:eval=RUN,movetime=100` (a learned evaluation, built by
-//! `player::factory`), `mcts:sims=800`,
+//! `alphabeta:eval=RUN,movetime=100` (a learned evaluation) and
+//! `alphabeta:tb=DIR` (endgame tables), both built by `player::factory`,
+//! `mcts:sims=800`,
 //! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
 //! `player::factory`, which knows networks); `threads=N` gives an
 //! alpha-beta or network player N threads for each search.
 
 use super::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits, MctsPlayer, Player, RandomPlayer};
 use crate::game::Position;
-use crate::mcts::{SearchAlgorithm, SearchParams};
+use crate::mcts::{ExactValues, SearchAlgorithm, SearchParams};
 use crate::util::rng_stream;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -317,11 +318,13 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
                 Box::new(RandomPlayer::new(rng_stream(seed, "random-player", 0)))
             }))
         }
-        PlayerKind::AlphaBeta if spec.options.contains_key("eval") => Err(SpecError::Missing(
-            spec.text.clone(),
-            "its learned evaluation loaded: build it with damone::player::factory".into(),
-        )),
-        PlayerKind::AlphaBeta => alphabeta_factory(spec, Arc::new(HandWritten)),
+        PlayerKind::AlphaBeta if spec.options.contains_key("eval") || spec.options.contains_key("tb") => {
+            Err(SpecError::Missing(
+                spec.text.clone(),
+                "its learned evaluation or tables loaded: build it with damone::player::factory".into(),
+            ))
+        }
+        PlayerKind::AlphaBeta => alphabeta_factory(spec, Arc::new(HandWritten), None),
         PlayerKind::Mcts => {
             let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
             allowed.push("rollouts");
@@ -349,13 +352,16 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
 }
 
 /// The options an `alphabeta` spec accepts.
-pub const ALPHABETA_OPTIONS: [&str; 5] = ["depth", "nodes", "movetime", "threads", "eval"];
+pub const ALPHABETA_OPTIONS: [&str; 7] = ["depth", "nodes", "movetime", "threads", "eval", "tb", "contempt"];
 
-/// An `alphabeta` spec's player searching with `eval`: its depth, node and
-/// time limits (depth 4 without any) and its threads.
+/// An `alphabeta` spec's player searching with `eval` and the exact values
+/// `exact` (its `tb`, opened by the caller): its depth, node and time
+/// limits (depth 4 without any), its threads and its `contempt` (the
+/// evaluation's units a draw costs it; 0 by default).
 pub fn alphabeta_factory<P: Baseline, E: LeafEval<P>>(
     spec: &PlayerSpec,
     eval: Arc<E>,
+    exact: Option<Arc<dyn ExactValues<P>>>,
 ) -> Result<PlayerFactory<P>, SpecError> {
     spec.check_options(&ALPHABETA_OPTIONS)?;
     let threads = spec.threads()?;
@@ -372,9 +378,15 @@ pub fn alphabeta_factory<P: Baseline, E: LeafEval<P>>(
     } else {
         limits
     };
+    let contempt = spec.get::<u32>("contempt")?.unwrap_or(0).min(10_000) as i32;
     let name = spec.text.clone();
     Ok(Arc::new(move |_| {
-        Box::new(AlphaBeta::with_eval(name.clone(), limits, eval.clone()).with_threads(threads))
+        Box::new(
+            AlphaBeta::with_eval(name.clone(), limits, eval.clone())
+                .with_threads(threads)
+                .with_exact_values(exact.clone())
+                .with_contempt(contempt),
+        )
     }))
 }
 

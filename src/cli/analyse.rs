@@ -1,5 +1,6 @@
 //! `damone analyse`: one search of a position by any player that searches,
-//! printing its candidate moves (visits, prior, Q) and its WDL.
+//! printing a tree search's candidate moves (visits, prior, Q) and its
+//! WDL, or alpha-beta's depth, score and principal variation.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -14,7 +15,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
     /// The player: a player file, a checkpoint folder, or a spec that
-    /// searches (net:PATH,..., mcts:...).
+    /// searches (net:PATH,..., mcts:..., alphabeta:...).
     #[arg(long)]
     pub player: String,
     /// Position in FEN (default: the variant's start position).
@@ -27,7 +28,7 @@ pub struct AnalyseArgs {
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]
     pub variant: String,
-    /// Simulations (default: the player's own budget).
+    /// Simulations (default: the player's own budget; not for alpha-beta).
     #[arg(long, conflicts_with = "movetime")]
     pub sims: Option<u32>,
     /// Milliseconds of search instead of simulations.
@@ -67,10 +68,20 @@ fn analyse<P: RunGame>(a: &AnalyseArgs, device: &ComputeDevice) -> Result<()> {
     }
     let Some(r) = p.analyse(&game) else {
         bail!(
-            "player '{}' does not search (use a network, a player file or mcts:...)",
+            "player '{}' does not search (use a network, a player file, mcts:... or alphabeta:...)",
             a.player
         );
     };
+    let side = game.position().side_to_move().name();
+    if let Some(pr) = &r.principal {
+        println!(
+            "depth {} nodes {} score {} (for {side} to move)",
+            pr.depth, pr.nodes, pr.score
+        );
+        println!("pv {}", pr.pv_text(&start).join(" "));
+        println!("best {}", start.move_text(&r.best));
+        return Ok(());
+    }
     println!(
         "{:>3}  {:<14} {:>7} {:>7} {:>7}",
         "#", "move", "visits", "prior", "q"
@@ -86,12 +97,12 @@ fn analyse<P: RunGame>(a: &AnalyseArgs, device: &ComputeDevice) -> Result<()> {
             q
         );
     }
+    let wdl = r.wdl.context("the search gave no value")?;
     println!(
-        "value for {} to move: win {:.3} draw {:.3} loss {:.3} ({} simulations); best {}",
-        game.position().side_to_move().name(),
-        r.wdl.win,
-        r.wdl.draw,
-        r.wdl.loss,
+        "value for {side} to move: win {:.3} draw {:.3} loss {:.3} ({} simulations); best {}",
+        wdl.win,
+        wdl.draw,
+        wdl.loss,
         r.simulations,
         start.move_text(&r.best)
     );

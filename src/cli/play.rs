@@ -6,8 +6,9 @@ use super::{clip, next_line};
 use anyhow::{Context, Result};
 use clap::Args;
 use damone::arena::{parse_color, Player, PlayerFactory, VersusGame};
+use damone::game::board_text::board_text;
 use damone::game::interface::setup_or_start;
-use damone::game::{Color, GameKind, GamePosition};
+use damone::game::{GameKind, GamePosition};
 use damone::player::{game_of_players, open_on};
 use damone::run::RunGame;
 use damone::util::{atomic_write, derive_seed};
@@ -46,79 +47,9 @@ pub struct PlayArgs {
     pub device: super::DeviceOpt,
 }
 
-/// The glyph of a piece of kind `kind` (0 lowest) and colour. Unicode:
-/// a plain disc for the lowest kind, a crowned one for the next, a king
-/// for Damone's Damone. ASCII: the game's letters, upper case for White.
-fn glyph<P: GamePosition>(piece: Option<(Color, usize)>, ascii: bool) -> String {
-    const WHITE: [&str; 3] = ["⛀", "⛁", "♔"];
-    const BLACK: [&str; 3] = ["⛂", "⛃", "♚"];
-    match (piece, ascii) {
-        (None, true) => ".".into(),
-        (None, false) => "·".into(),
-        (Some((Color::White, k)), true) => P::PIECE_LETTERS[k].to_string(),
-        (Some((Color::Black, k)), true) => P::PIECE_LETTERS[k].to_ascii_lowercase().to_string(),
-        (Some((Color::White, k)), false) => WHITE[k.min(2)].into(),
-        (Some((Color::Black, k)), false) => BLACK[k.min(2)].into(),
-    }
-}
-
-/// The board as text, from `view`'s side.
-pub fn board_text<P: GamePosition>(pos: &P, view: Color, ascii: bool) -> String {
-    let ranks: Vec<i32> = if view == Color::White {
-        (0..8).rev().collect()
-    } else {
-        (0..8).collect()
-    };
-    let files: Vec<i32> = if view == Color::White {
-        (0..8).collect()
-    } else {
-        (0..8).rev().collect()
-    };
-    let mut s = String::new();
-    for &r in &ranks {
-        s.push_str(&format!(" {} ", r + 1));
-        for &f in &files {
-            let cell = if P::playable(f, r) {
-                glyph::<P>(pos.piece_on(f, r), ascii)
-            } else {
-                " ".into()
-            };
-            s.push_str(&format!(" {cell}"));
-        }
-        s.push('\n');
-    }
-    s.push_str("   ");
-    for &f in &files {
-        s.push_str(&format!(" {}", (b'a' + f as u8) as char));
-    }
-    s.push('\n');
-    s.push_str(&legend::<P>(ascii));
-    s
-}
-
-/// What each glyph stands for.
-fn legend<P: GamePosition>(ascii: bool) -> String {
-    let parts: Vec<String> = [Color::White, Color::Black]
-        .iter()
-        .map(|&color| {
-            let names: Vec<String> = P::PIECE_KINDS
-                .iter()
-                .enumerate()
-                .map(|(k, name)| format!("{} {name}", glyph::<P>(Some((color, k)), ascii)))
-                .collect();
-            format!("{}: {}", color.name(), names.join(", "))
-        })
-        .collect();
-    format!("    {}\n", parts.join("; "))
-}
-
 /// The commands, with the game's move notation as the example.
 fn help<P: GamePosition>() -> String {
-    let example = match P::KIND {
-        GameKind::Damone => "f3-e4, e4xg6xe8",
-        GameKind::Italian => "22-18, 21x14x7",
-        GameKind::Dameo => "c3-c4, c1-c4, d4xd6xf6",
-    };
+    let example = P::MOVE_EXAMPLES;
     format!(
         "commands: a move ({example}), moves (list legal moves), undo (take back your last move), \
 board, resign, help, quit"

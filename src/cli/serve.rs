@@ -52,10 +52,7 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
                 r.display()
             );
         }
-        // The run's game once it has a checkpoint (a run just started has none yet).
-        if !damone::run::RunDir::new(r).checkpoints().is_empty() {
-            game = damone::player::game_of_players([r.display().to_string().as_str()], a.game)?;
-        }
+        game = damone::player::game_of_run(r, a.game)?;
     }
     if let Some(p) = &a.players {
         if !p.is_dir() {

@@ -107,6 +107,7 @@ impl GamePosition for Position {
     }
     const PIECE_KINDS: &'static [&'static str] = &["pedina", "dama", "damone"];
     const PIECE_LETTERS: &'static [char] = &['P', 'D', 'I'];
+    const MOVE_EXAMPLES: &'static str = "f3-e4, e4xg6xe8";
     fn playable(file: i32, rank: i32) -> bool {
         Square::from_coords(file, rank).is_some()
     }

@@ -222,9 +222,19 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// A letter per kind of piece, as plain-text boards show White's
     /// (Black's in lower case).
     const PIECE_LETTERS: &'static [char];
+    /// Moves written in the game's notation, as a help text shows them
+    /// (a step, a capture).
+    const MOVE_EXAMPLES: &'static str;
     /// True for the cells of the 8x8 board that pieces stand on (file and
     /// rank 0-based from a1).
     fn playable(file: i32, rank: i32) -> bool;
+    /// The cell's number where the game's notation numbers its squares
+    /// (Italian draughts' 1-32), for boards drawn in that notation; None
+    /// where the notation names cells by file and rank (the default).
+    fn cell_number(file: i32, rank: i32) -> Option<u32> {
+        let _ = (file, rank);
+        None
+    }
     /// The piece on a cell: its colour and kind (an index into
     /// `PIECE_KINDS`); None for an empty or unplayable cell.
     fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)>;

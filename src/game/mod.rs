@@ -7,7 +7,8 @@
 //! order of docs/rules.md), promotion, Zobrist hashing, repetition and draw
 //! counters, outcomes, variants, FEN/move/PDN notation and perft.
 //!
-//! Depends on nothing but `std` (and `serde`/`thiserror` derives).
+//! Depends on `util` only for clipping quoted input in error messages,
+//! besides `std` and the `serde`/`thiserror` derives; no other module.
 
 /// `PartialEq`, `Eq` and `Hash` for a move type with fields `from`, `to`
 /// and `captured`: two moves are one move when they start, end and
@@ -30,6 +31,7 @@ macro_rules! move_identity {
 }
 pub(crate) use move_identity;
 
+pub mod board_text;
 pub mod dameo;
 mod damone_game;
 pub mod fen;

@@ -13,9 +13,16 @@ use std::sync::Arc;
 
 /// Exact values of some positions of a game.
 pub trait ExactValues<P: GamePosition>: Send + Sync {
+    /// The exact value of `pos` for its side to move under the draw rules
+    /// `rules` (its no-progress counter counted), where known, else None.
+    /// Cheap where none is known: a search asks at every node.
+    fn exact_at(&self, pos: &P, rules: &DrawRules) -> Option<Wdl>;
+
     /// The exact value of `game`'s position for its side to move, where
     /// known (under the game's own draw rules), else None.
-    fn exact(&self, game: &Game<P>) -> Option<Wdl>;
+    fn exact(&self, game: &Game<P>) -> Option<Wdl> {
+        self.exact_at(game.position(), &game.rules())
+    }
 
     /// The move that keeps the best exact result of `game`'s position
     /// (the nearest win, or the furthest loss), where known.
@@ -52,8 +59,8 @@ pub struct ExactPosition<P: GamePosition> {
 pub struct DecisiveOnly<P: GamePosition>(pub Arc<dyn ExactValues<P>>);
 
 impl<P: GamePosition> ExactValues<P> for DecisiveOnly<P> {
-    fn exact(&self, game: &Game<P>) -> Option<Wdl> {
-        self.0.exact(game).filter(|w| *w != Wdl::DRAW)
+    fn exact_at(&self, pos: &P, rules: &DrawRules) -> Option<Wdl> {
+        self.0.exact_at(pos, rules).filter(|w| *w != Wdl::DRAW)
     }
 
     fn best_move(&self, game: &Game<P>) -> Option<P::Move> {
@@ -65,11 +72,11 @@ impl ExactValues<Position> for Tablebase {
     /// The tables' value with the position's no-progress counter; None
     /// where no table covers it or the game's no-progress limit is not the
     /// one the tables were built for.
-    fn exact(&self, game: &Game<Position>) -> Option<Wdl> {
-        if !self.serves(&game.rules()) {
+    fn exact_at(&self, pos: &Position, rules: &DrawRules) -> Option<Wdl> {
+        if !self.serves(rules) {
             return None;
         }
-        self.probe(game.position()).map(wdl_of)
+        self.probe(pos).map(wdl_of)
     }
 
     /// The first of [`Tablebase::move_values`]: the nearest conversion of

@@ -1,10 +1,54 @@
 //! A learned evaluation for alpha-beta found by any path a user may name
-//! (`alphabeta:eval=PATH`, `bench --eval`, `info`, the web page).
+//! (`alphabeta:eval=PATH`, `bench --eval`, `info`, the web page), and the
+//! network player's leaves valued with it as well (`net:PATH,leaf=W`).
 
 use super::{decode_player_with, MAGIC};
+use crate::arena::{AlphaBeta, Limits};
 use crate::game::GameKind;
-use crate::learned::EvalFile;
+use crate::learned::{EvalFile, LearnedEval, EVAL_SCALE};
+use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
+use crate::run::RunGame;
 use std::path::Path;
+use std::sync::Arc;
+
+/// A network's evaluations with their value mixed with a learned
+/// evaluation's: each position searched one ply, the captures after it to
+/// the end, by alpha-beta with the learned evaluation
+/// ([`AlphaBeta::shallow_score`]); that score read as an expected result
+/// (the evaluation is trained on `sigmoid(score / EVAL_SCALE)`), and the
+/// value taken as `(1 - weight) x network + weight x learned`. The priors
+/// stay the network's.
+pub struct LeafMix<E, P: RunGame> {
+    inner: E,
+    search: AlphaBeta<P, LearnedEval>,
+    weight: f32,
+}
+
+impl<E, P: RunGame> LeafMix<E, P> {
+    /// `inner`'s evaluations mixed with `eval`'s at `weight` (in [0, 1]).
+    pub fn new(inner: E, eval: Arc<LearnedEval>, weight: f32) -> Self {
+        LeafMix {
+            inner,
+            search: AlphaBeta::with_eval("leaf".into(), Limits::default(), eval),
+            weight,
+        }
+    }
+}
+
+impl<E: Evaluator<P>, P: RunGame> Evaluator<P> for LeafMix<E, P> {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation> {
+        let mut out = self.inner.evaluate(batch);
+        for (r, e) in batch.iter().zip(out.iter_mut()) {
+            if r.moves.is_empty() {
+                continue;
+            }
+            let score = self.search.shallow_score(r.game) as f32 / EVAL_SCALE;
+            let expected = 1.0 / (1.0 + (-score).exp());
+            e.wdl = e.wdl.mix(Wdl::new(expected, 0.0, 1.0 - expected), self.weight);
+        }
+        out
+    }
+}
 
 /// The learned evaluation `path` names: a `learned_eval.bin` file, a
 /// player file holding one, or a checkpoint or run folder (a checkpoint's

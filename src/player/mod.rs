@@ -39,13 +39,15 @@ mod learned;
 pub mod rate;
 pub mod run_tournament;
 
-pub use learned::learned_eval_at;
+pub use learned::{learned_eval_at, LeafMix};
 
-use crate::arena::spec::alphabeta_factory;
-use crate::arena::{builtin_factory, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError};
+use crate::arena::spec::{alphabeta_factory, ALPHABETA_OPTIONS};
+use crate::arena::{
+    builtin_factory, HandWritten, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError,
+};
 use crate::game::{DrawRules, GameKind, Variant};
 use crate::learned::{EvalFile, LearnedEval};
-use crate::mcts::SearchParams;
+use crate::mcts::{ExactValues, SearchParams};
 use crate::net::{
     net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
 };
@@ -377,12 +379,15 @@ impl LoadedNet {
     }
 }
 
-/// A factory for any player spec: `random`, `alphabeta:...`, `mcts:...`,
-/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T]`
-/// where PATH is a checkpoint folder or a player file, DIR a folder of
-/// Damone endgame tables (built for the default no-progress limit) and T
-/// the threads of each search ([`MctsPlayer::with_pool`]). A bare existing
-/// path that is not a spec is read as `net:PATH`.
+/// A factory for any player spec: `random`, `mcts:...`,
+/// `alphabeta:[depth=D][,nodes=N][,movetime=MS][,eval=PATH][,tb=DIR][,threads=T]`
+/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T][,leaf=W]`
+/// where PATH is a checkpoint folder or a player file (for `eval`, also a
+/// run folder or a `learned_eval.bin`), DIR a folder of Damone endgame
+/// tables (built for the default no-progress limit) and T the threads of
+/// each search ([`MctsPlayer::with_pool`]); `leaf=W` mixes the learned
+/// evaluation PATH holds into the network's values ([`LeafMix`]). A bare
+/// existing path that is not a spec is read as `net:PATH`.
 pub fn factory<P: RunGame>(text: &str) -> Result<PlayerFactory<P>, LoadError> {
     open(text).map(|(f, _)| f)
 }
@@ -458,6 +463,26 @@ pub fn game_of_players<'a>(
     Ok(found.unwrap_or_default())
 }
 
+/// The game of a run folder: its checkpoints' (as [`game_of_players`]
+/// reads a run folder), else, for a run that has no checkpoint yet, its
+/// live view's ([`RunDir::live_game`](crate::run::RunDir::live_game));
+/// else `explicit`, else Damone. A run of another game than `explicit` is
+/// refused by name.
+pub fn game_of_run(run: &Path, explicit: Option<GameKind>) -> Result<GameKind, LoadError> {
+    let dir = crate::run::RunDir::new(run);
+    if !dir.checkpoints().is_empty() {
+        return game_of_players([run.display().to_string().as_str()], explicit);
+    }
+    match (dir.live_game(), explicit) {
+        (Some(found), Some(expected)) if found != expected => Err(LoadError::WrongGame {
+            what: run.display().to_string(),
+            found,
+            expected,
+        }),
+        (found, explicit) => Ok(found.or(explicit).unwrap_or_default()),
+    }
+}
+
 /// [`factory`] with network players running on `device`.
 pub fn factory_on<P: RunGame>(text: &str, device: &ComputeDevice) -> Result<PlayerFactory<P>, LoadError> {
     open_on(text, device).map(|(f, _)| f)
@@ -475,26 +500,18 @@ pub fn open_on<P: RunGame>(
     device: &ComputeDevice,
 ) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     let spec = parse_spec_or_path(text)?;
-    if let (PlayerKind::AlphaBeta, Some(path)) = (spec.kind, spec.options.get("eval")) {
-        let eval = learned_eval_at(Path::new(path), Some(P::KIND))
-            .map(|f| LearnedEval::new(f.float))
-            .map_err(|e| SpecError::BadValue("eval".into(), path.clone(), spec.text.clone(), e))?;
-        return Ok((alphabeta_factory(&spec, Arc::new(eval))?, None));
+    if spec.kind == PlayerKind::AlphaBeta {
+        return Ok((alphabeta_player(&spec)?, None));
     }
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
     }
     let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
-    allowed.extend(["tb", "threads"]);
+    allowed.extend(["tb", "threads", "leaf"]);
     spec.check_options(&allowed)?;
     let pool = spec.search_pool()?;
-    let exact = match spec.options.get("tb") {
-        None => None,
-        Some(dir) => Some(
-            P::open_exact_values(Path::new(dir), DrawRules::default())
-                .map_err(|e| SpecError::BadValue("tb".into(), dir.clone(), spec.text.clone(), e))?,
-        ),
-    };
+    let exact = spec_tables::<P>(&spec)?;
+    let leaf = leaf_mix::<P>(&spec)?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
     if loaded.header.game != P::KIND {
@@ -509,10 +526,20 @@ pub fn open_on<P: RunGame>(
     let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
     let name = spec.text.clone();
-    let f: PlayerFactory<P> = Arc::new(move |seed| {
+    let f: PlayerFactory<P> = Arc::new(move |seed| -> Box<dyn crate::arena::Player<P>> {
+        let Some((eval, weight)) = &leaf else {
+            return Box::new(
+                loaded
+                    .player_with::<P>(&name, params.clone(), seed)
+                    .with_exact_values(exact.clone())
+                    .with_pool(pool.clone()),
+            );
+        };
+        let net = NetEvaluator::on_device(&loaded.net, &loaded.device);
+        let mixed = LeafMix::new(net, eval.clone(), *weight);
+        let rng = rng_stream(seed, "net-player", 0);
         Box::new(
-            loaded
-                .player_with::<P>(&name, params.clone(), seed)
+            MctsPlayer::with_evaluator(name.clone(), params.clone(), mixed, rng)
                 .with_exact_values(exact.clone())
                 .with_pool(pool.clone()),
         )
@@ -520,10 +547,69 @@ pub fn open_on<P: RunGame>(
     Ok((f, Some(header)))
 }
 
+/// A network spec's `leaf=W`: the learned evaluation its PATH holds (as
+/// `alphabeta:eval=PATH` reads it) and the weight W in (0, 1] its value
+/// gets at the search's leaves ([`LeafMix`]); None without the option.
+fn leaf_mix<P: RunGame>(spec: &PlayerSpec) -> Result<Option<(Arc<LearnedEval>, f32)>, SpecError> {
+    let Some(weight) = spec.get::<f32>("leaf")? else {
+        return Ok(None);
+    };
+    let bad = |why: String| SpecError::BadValue("leaf".into(), weight.to_string(), spec.text.clone(), why);
+    if !(weight > 0.0 && weight <= 1.0) {
+        return Err(bad("must be above 0 and at most 1".into()));
+    }
+    let path = spec.path.as_deref().expect("net spec has a path");
+    let file = learned_eval_at(Path::new(path), Some(P::KIND)).map_err(bad)?;
+    Ok(Some((Arc::new(LearnedEval::new(file.float)), weight)))
+}
+
+/// An `alphabeta` spec's player, with its learned evaluation (`eval`) and
+/// endgame tables (`tb`) where it names them.
+fn alphabeta_player<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, LoadError> {
+    spec.check_options(&ALPHABETA_OPTIONS)?;
+    let exact = spec_tables::<P>(spec)?;
+    let Some(path) = spec.options.get("eval") else {
+        return Ok(alphabeta_factory(spec, Arc::new(HandWritten), exact)?);
+    };
+    let eval = learned_eval_at(Path::new(path), Some(P::KIND))
+        .map(|f| LearnedEval::new(f.float))
+        .map_err(|e| SpecError::BadValue("eval".into(), path.clone(), spec.text.clone(), e))?;
+    Ok(alphabeta_factory(spec, Arc::new(eval), exact)?)
+}
+
+/// The endgame tables a spec's `tb=DIR` names (built for the default
+/// no-progress limit), None without one.
+fn spec_tables<P: RunGame>(spec: &PlayerSpec) -> Result<Option<Arc<dyn ExactValues<P>>>, SpecError> {
+    let Some(dir) = spec.options.get("tb") else {
+        return Ok(None);
+    };
+    P::open_exact_values(Path::new(dir), DrawRules::default())
+        .map(Some)
+        .map_err(|e| SpecError::BadValue("tb".into(), dir.clone(), spec.text.clone(), e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arena::Player as _;
+
+    #[test]
+    fn a_run_without_checkpoints_says_its_game_by_its_live_view() {
+        let dir = std::env::temp_dir().join(format!("damone-live-game-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(game_of_run(&dir, None).unwrap(), GameKind::Damone);
+        assert_eq!(game_of_run(&dir, Some(GameKind::Dameo)).unwrap(), GameKind::Dameo);
+        let live = r#"{"fen":"W:W21-32:B1-12","game":"italian","iteration":1,"ply":0,"variant":"standard"}"#;
+        std::fs::write(dir.join("live.json"), live).unwrap();
+        assert_eq!(game_of_run(&dir, None).unwrap(), GameKind::Italian);
+        assert_eq!(
+            game_of_run(&dir, Some(GameKind::Italian)).unwrap(),
+            GameKind::Italian
+        );
+        let err = game_of_run(&dir, Some(GameKind::Damone)).unwrap_err().to_string();
+        assert!(err.contains("italian"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     use crate::game::Game;
     use crate::mcts::Budget;
 

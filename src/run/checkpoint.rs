@@ -218,6 +218,16 @@ impl RunDir {
         self.root.join("eval_games.csv")
     }
 
+    /// The game its self-play is playing, from the live view (`live.json`,
+    /// written from the first self-play game of a run on): a run that has
+    /// no checkpoint yet already says its game there. None before that,
+    /// or when the file cannot be read.
+    pub fn live_game(&self) -> Option<crate::game::GameKind> {
+        let text = std::fs::read_to_string(self.root.join("live.json")).ok()?;
+        let live: serde_json::Value = serde_json::from_str(&text).ok()?;
+        live.get("game")?.as_str()?.parse().ok()
+    }
+
     /// Iterations of the complete checkpoints, oldest first (empty if the
     /// folder does not exist).
     pub fn checkpoints(&self) -> Vec<u32> {

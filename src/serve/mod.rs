@@ -23,13 +23,14 @@
 //! server runs on.
 
 mod access;
+mod messages;
 mod play;
 mod queue;
 mod watch;
 
 pub use access::{new_token, Access};
 
-use crate::game::{GameKind, GamePosition};
+use crate::game::GameKind;
 use crate::net::ComputeDevice;
 use crate::run::RunDir;
 use crate::util::stop::Stop;
@@ -39,7 +40,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -273,21 +274,4 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
 
 async fn players(State(st): State<Arc<AppState>>) -> Json<Vec<PlayerEntry>> {
     Json(player_list(&st.cfg))
-}
-
-/// The position as the page draws it: each piece's cell, colour and kind
-/// (Damone's pedina, dama, damone; Italian's man, king).
-fn board<P: GamePosition>(pos: &P) -> Vec<Value> {
-    (0..8)
-        .flat_map(|rank| (0..8).map(move |file| (file, rank)))
-        .filter_map(|(file, rank)| {
-            pos.piece_on(file, rank).map(|(color, kind)| {
-                json!({
-                    "sq": play::cell_name(file, rank),
-                    "color": color.name(),
-                    "rank": P::PIECE_KINDS[kind],
-                })
-            })
-        })
-        .collect()
 }

@@ -2,17 +2,16 @@
 //! holds the game; the opponent's replies and the analyses run on blocking
 //! workers through the server's search queue (`queue.rs`).
 
-use super::{board, player_list, AppState, MAX_MESSAGE};
+use super::messages::{analysis_msg, board, move_msg, AnalysisMsg, ClientMsg, GameState, OverMsg, ServerMsg};
+use super::{player_list, AppState, MAX_MESSAGE};
 use crate::arena::{parse_color, Player, PlayerFactory, VersusGame};
-use crate::game::{Color, DrawRules, Game, GamePosition, Outcome};
+use crate::game::{Color, DrawRules, Game, GamePosition};
 use crate::mcts::Budget;
 use crate::player;
 use crate::run::RunGame;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
-use serde::Deserialize;
-use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -42,40 +41,12 @@ impl Drop for Seat {
     }
 }
 
-/// A message from the page.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-enum ClientMsg {
-    /// A new game against `opponent` (a spec from the player list).
-    New {
-        opponent: String,
-        /// "white" or "black": the user's colour.
-        color: String,
-        #[serde(default)]
-        fen: Option<String>,
-    },
-    /// The user's move, in the project's notation.
-    Move {
-        #[serde(rename = "move")]
-        mv: String,
-    },
-    /// Take back the user's last move (and the reply to it).
-    Undo,
-    /// Analyse the current position with up to `sims` simulations.
-    Analyse {
-        #[serde(default)]
-        sims: Option<u32>,
-    },
-    /// Stop the analysis under way.
-    Stop,
-}
-
 /// What a worker sends back to the session.
 enum Update<P: GamePosition> {
     /// The engine's move, its value for the side that moved, and the player back.
     Reply(Box<dyn Player<P>>, P::Move, Option<[f32; 3]>),
-    /// Analysis so far; `done` with the analyst back.
-    Analysis(Value, Option<Box<dyn Player<P>>>),
+    /// Analysis so far (none when no round finished); `done` with the analyst back.
+    Analysis(Option<AnalysisMsg>, Option<Box<dyn Player<P>>>),
 }
 
 struct Session<P: GamePosition> {
@@ -95,13 +66,8 @@ impl<P: GamePosition> Session<P> {
     }
 }
 
-fn msg(v: Value) -> Message {
-    Message::Text(v.to_string().into())
-}
-
 fn err_msg(text: impl std::fmt::Display) -> Message {
-    let t: String = text.to_string().chars().take(300).collect();
-    msg(json!({ "type": "error", "message": t }))
+    ServerMsg::error(text).frame()
 }
 
 async fn session<P: RunGame>(mut socket: WebSocket, st: Arc<AppState>) {
@@ -148,48 +114,30 @@ async fn send_all(socket: &mut WebSocket, replies: Vec<Message>, st: &AppState) 
     true
 }
 
-/// A move as the page clicks it: its text, its start and the cells after.
-fn move_json<P: GamePosition>(pos: &P, m: &P::Move) -> Value {
-    let cells: Vec<String> = P::move_path(m)
-        .into_iter()
-        .map(|(f, r)| cell_name(f, r))
-        .collect();
-    json!({ "text": pos.move_text(m), "from": cells[0], "path": cells[1..] })
-}
-
-/// `a1`..`h8`.
-pub(super) fn cell_name(file: i32, rank: i32) -> String {
-    format!("{}{}", (b'a' + file as u8) as char, rank + 1)
-}
-
-fn over_json(o: &Outcome) -> Value {
-    json!({ "result": o.pdn_result(), "reason": o.reason.name() })
-}
-
 fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
     let v = &s.versus;
     let pos = v.game().position();
     let outcome = v.outcome();
-    let moves: Vec<Value> = if v.humans_turn() {
-        pos.legal_moves().iter().map(|m| move_json(pos, m)).collect()
+    let moves = if v.humans_turn() {
+        pos.legal_moves().iter().map(|m| move_msg(pos, m)).collect()
     } else {
         Vec::new()
     };
-    msg(json!({
-        "type": "state",
-        "game": P::KIND.name(),
-        "fen": pos.to_setup(),
-        "board": board(pos),
-        "side": pos.side_to_move().name(),
-        "you": v.human().name(),
-        "opponent": v.opponent(),
-        "moves": moves,
-        "history": crate::arena::tournament::move_texts(v.game()),
-        "values": s.values.iter().map(|(ply, v)| json!([ply, v])).collect::<Vec<_>>(),
-        "over": outcome.as_ref().map(over_json),
-        "pdn": v.pdn(&format!("{} serve", P::KIND), "you"),
-        "thinking": s.busy,
-    }))
+    ServerMsg::State(GameState {
+        game: P::KIND.name(),
+        fen: pos.to_setup(),
+        board: board(pos),
+        side: pos.side_to_move().name(),
+        you: v.human().name(),
+        opponent: v.opponent().to_string(),
+        moves,
+        history: crate::arena::tournament::move_texts(v.game()),
+        values: s.values.clone(),
+        over: outcome.as_ref().map(OverMsg::of),
+        pdn: v.pdn(&format!("{} serve", P::KIND), "you"),
+        thinking: s.busy,
+    })
+    .frame()
 }
 
 /// Start the engine's reply if it is the engine's turn.
@@ -207,7 +155,7 @@ async fn maybe_reply<P: RunGame>(s: &mut Session<P>, st: &Arc<AppState>, tx: &mp
     };
     ticket.run(move |permit| {
         let (mv, value) = match bot.analyse(&game) {
-            Some(a) => (a.best, Some(a.wdl.to_array())),
+            Some(a) => (a.best, a.wdl.map(|w| w.to_array())),
             None => (bot.choose(&game), None),
         };
         drop(permit);
@@ -373,7 +321,7 @@ async fn start_analysis<P: RunGame>(
             let text = format!(
                 "the server is busy ({waiting} searches waiting): try the analysis again in a moment"
             );
-            return Ok(Some(msg(json!({ "type": "busy", "message": text }))));
+            return Ok(Some(ServerMsg::Busy { message: text }.frame()));
         }
     };
     let analyst = sess.analyst.take().expect("checked above");
@@ -400,53 +348,25 @@ fn stream_analysis<P: GamePosition>(
     const ROUNDS: u32 = 8;
     let step = total.div_ceil(ROUNDS);
     let mut done = 0;
-    let mut last = Value::Null;
+    let mut last: Option<AnalysisMsg> = None;
     while done < total && !cancel.load(Ordering::Relaxed) {
         let n = step.min(total - done);
         analyst.set_budget(Some(Budget::Simulations(n)));
         let Some(a) = analyst.analyse(game) else { break };
         done += n;
-        last = analysis_json(game.position(), &a, done, false);
-        if let Err(mpsc::error::TrySendError::Closed(_)) = tx.try_send(Update::Analysis(last.clone(), None)) {
+        let round = analysis_msg(game.position(), &a, done, false);
+        if let Err(mpsc::error::TrySendError::Closed(_)) =
+            tx.try_send(Update::Analysis(Some(round.clone()), None))
+        {
             return;
         }
+        last = Some(round);
     }
     drop(permit);
-    if let Value::Object(mut o) = last {
-        o.insert("done".into(), Value::Bool(true));
-        last = Value::Object(o);
+    if let Some(l) = last.as_mut() {
+        l.done = true;
     }
     let _ = tx.blocking_send(Update::Analysis(last, Some(analyst)));
-}
-
-fn analysis_json<P: GamePosition>(
-    pos: &P,
-    a: &crate::arena::Analysis<P::Move>,
-    sims: u32,
-    done: bool,
-) -> Value {
-    let lines: Vec<Value> = a
-        .lines
-        .iter()
-        .take(8)
-        .map(|l| {
-            let mut m = move_json(pos, &l.mv);
-            if let Value::Object(o) = &mut m {
-                o.insert("visits".into(), json!(l.visits));
-                o.insert("prior".into(), json!(l.prior));
-                o.insert("q".into(), json!(l.q));
-            }
-            m
-        })
-        .collect();
-    json!({
-        "type": "analysis",
-        "lines": lines,
-        "wdl": [a.wdl.win, a.wdl.draw, a.wdl.loss],
-        "best": pos.move_text(&a.best),
-        "sims": sims,
-        "done": done,
-    })
 }
 
 async fn apply_update<P: RunGame>(
@@ -476,15 +396,11 @@ async fn apply_update<P: RunGame>(
             maybe_reply(sess, st, tx).await;
             vec![state_msg(sess)]
         }
-        Update::Analysis(v, analyst) => {
-            if let Some(a) = analyst {
-                sess.analyst = Some(a);
+        Update::Analysis(a, analyst) => {
+            if let Some(analyst) = analyst {
+                sess.analyst = Some(analyst);
             }
-            if v.is_null() {
-                Vec::new()
-            } else {
-                vec![msg(v)]
-            }
+            a.map(|a| ServerMsg::Analysis(a).frame()).into_iter().collect()
         }
     }
 }

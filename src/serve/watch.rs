@@ -1,7 +1,8 @@
 //! Watching a run folder: its rows so far (`/api/run`), then new rows and
 //! the live self-play game as server-sent events (`/api/run/events`).
 
-use super::{board, error, AppState};
+use super::messages::{board, PieceMsg};
+use super::{error, AppState};
 use crate::game::interface::parse_stored_variant;
 use crate::game::{GameKind, GamePosition};
 use crate::player::rate::RatingRow;
@@ -63,7 +64,7 @@ fn read_live(run: &Path) -> Option<Value> {
 }
 
 /// The board of the live game's position, if its FEN reads in its game.
-fn live_board<P: GamePosition>(fen: &str, variant: &str) -> Option<Vec<Value>> {
+fn live_board<P: GamePosition>(fen: &str, variant: &str) -> Option<Vec<PieceMsg>> {
     let variant = parse_stored_variant::<P>(variant).ok()?;
     Some(board(&P::from_setup(fen, variant).ok()?))
 }

@@ -129,7 +129,7 @@ pub fn build(
             };
             let entries = Entries::Memory(bytes);
             let report = TableReport::of(*m, &entries, seconds, kept);
-            tb.tables.insert(*m, Table { entries });
+            tb.insert(*m, Table { entries });
             done += 1;
             on_table(&report, done, total);
         }

@@ -177,6 +177,9 @@ struct Table {
 pub struct Tablebase {
     tables: HashMap<Material, Table>,
     limit: u16,
+    /// The most pieces of any table here: a position with more is not
+    /// looked up (a search probes at every node).
+    most_pieces: u32,
 }
 
 impl Tablebase {
@@ -185,7 +188,14 @@ impl Tablebase {
         Tablebase {
             tables: HashMap::new(),
             limit,
+            most_pieces: 0,
         }
+    }
+
+    /// Add the table of `material`.
+    fn insert(&mut self, material: Material, table: Table) {
+        self.most_pieces = self.most_pieces.max(material.pieces());
+        self.tables.insert(material, table);
     }
 
     /// Every table (`*.dtb`) in `dir`, each checked (magic, version,
@@ -206,7 +216,7 @@ impl Tablebase {
             if set.limit != limit {
                 return Err(TablebaseError::MixedLimits(path, limit, set.limit));
             }
-            set.tables.insert(material, table);
+            set.insert(material, table);
         }
         tb.ok_or_else(|| TablebaseError::Empty(dir.to_path_buf()))
     }
@@ -250,6 +260,9 @@ impl Tablebase {
             } else {
                 Value::Win(1)
             });
+        }
+        if pos.count(me) + pos.count(me.opposite()) > self.most_pieces {
+            return None;
         }
         let material = Material::of(pos);
         let table = self.tables.get(&material)?;

@@ -108,6 +108,7 @@ impl GamePosition for Position {
     }
     const PIECE_KINDS: &'static [&'static str] = &["man", "king"];
     const PIECE_LETTERS: &'static [char] = &['M', 'K'];
+    const MOVE_EXAMPLES: &'static str = "c3-c4, c1-c4, d4xd6xf6";
     fn playable(file: i32, rank: i32) -> bool {
         (0..8).contains(&file) && (0..8).contains(&rank)
     }

@@ -100,8 +100,12 @@ impl GamePosition for Position {
     }
     const PIECE_KINDS: &'static [&'static str] = &["man", "king"];
     const PIECE_LETTERS: &'static [char] = &['M', 'K'];
+    const MOVE_EXAMPLES: &'static str = "22-18, 21x14x7";
     fn playable(file: i32, rank: i32) -> bool {
         super::Square::from_coords(file, rank).is_some()
+    }
+    fn cell_number(file: i32, rank: i32) -> Option<u32> {
+        super::Square::from_coords(file, rank).map(|s| square_number(s) as u32)
     }
     fn move_path(m: &Move) -> Vec<(i32, i32)> {
         super::types::click_path(m.from(), m.landings(), m.to())

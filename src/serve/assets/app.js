@@ -162,8 +162,12 @@ function renderAnalysis() {
     }
     body.appendChild(tr);
   }
-  const [w, d, l] = a.wdl;
   const bar = $("wdl");
+  if (!a.wdl) {
+    render();
+    return;
+  }
+  const [w, d, l] = a.wdl;
   bar.querySelector(".w").style.width = `${100 * w}%`;
   bar.querySelector(".d").style.width = `${100 * d}%`;
   bar.querySelector(".l").style.width = `${100 * l}%`;
