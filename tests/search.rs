@@ -200,6 +200,15 @@ fn alphabeta_analysis_gives_its_score_and_a_legal_principal_variation() {
         g.play_unchecked(m);
     }
     assert_eq!(p.pv_text(start.position()).len(), p.pv.len());
+
+    // A forced move is analysed through the position after it.
+    let mut ab = AlphaBeta::new("ab".into(), limits(3));
+    let forced = game("W:WIf3,Dd1:Bg4,c6");
+    assert_eq!(forced.position().legal_moves().len(), 1);
+    let p = ab.analyse(&forced).unwrap().principal.unwrap();
+    assert_eq!(p.depth, 3);
+    assert!(p.pv.len() >= 2, "{:?}", p.pv);
+    assert!(matches!(p.score, Score::Eval(s) if s > 100), "{:?}", p.score);
 }
 
 #[test]

@@ -118,6 +118,13 @@ fn build_probe_and_verify_three_pieces() {
     let (code, out, err) = run(&["analyse", "--player", &ab_tb4, "--fen", "W:WIf3,Dd1:Bg4,e4"]);
     assert!(code == 0, "{err}");
     assert!(out.contains("score tablewin 1"), "{out}");
+    // One capture only: the position after it is analysed, its line follows.
+    let (code, out, err) = run(&["analyse", "--player", &ab_tb4, "--fen", "W:WIf3,Dd1:Bg4,c6"]);
+    assert!(code == 0, "{err}");
+    assert!(
+        out.contains("score tablewin ") && out.contains("pv f3xh5 "),
+        "{out}"
+    );
     let (code, _, err) = run(&[
         "analyse",
         "--player",

@@ -100,6 +100,18 @@ impl Score {
         }
     }
 
+    /// The same result seen from the position one ply before, whose side
+    /// to move made the move that led here.
+    pub fn for_parent(self) -> Score {
+        match self {
+            Score::Eval(s) => Score::Eval(-s),
+            Score::WinIn(n) => Score::LossIn(n + 1),
+            Score::LossIn(n) => Score::WinIn(n + 1),
+            Score::TableWinIn(n) => Score::TableLossIn(n + 1),
+            Score::TableLossIn(n) => Score::TableWinIn(n + 1),
+        }
+    }
+
     /// The certain result this score proves (a won or lost game or table
     /// position), None for an estimate.
     pub fn proven(&self) -> Option<Wdl> {
@@ -537,6 +549,39 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
         alpha
     }
 
+    /// A forced move's analysis: the position after it analysed, its
+    /// score seen from the mover, its line after the move.
+    fn analyse_forced(&mut self, game: &Game<P>, m: P::Move) -> Principal<P::Move> {
+        let mut child = game.clone();
+        child.play_unchecked(&m);
+        let after = match self.analyse(&child).and_then(|a| a.principal) {
+            Some(p) => p,
+            None => {
+                // The move ends the game: scored for the side it leaves to move.
+                let mover = game.position().side_to_move();
+                let score = match child.outcome().and_then(|o| o.winner) {
+                    Some(w) if w == mover => Score::LossIn(0),
+                    Some(_) => Score::WinIn(0),
+                    None => Score::Eval(0),
+                };
+                Principal {
+                    depth: 0,
+                    nodes: 0,
+                    score,
+                    pv: Vec::new(),
+                }
+            }
+        };
+        let mut pv = vec![m];
+        pv.extend(after.pv);
+        Principal {
+            depth: after.depth,
+            nodes: after.nodes,
+            score: after.score.for_parent(),
+            pv,
+        }
+    }
+
     /// The move of the exact values where they call the root won.
     fn table_move(&self, game: &Game<P>) -> Option<P::Move> {
         let exact = self.exact.as_ref()?;
@@ -830,6 +875,7 @@ impl<P: Baseline, E: LeafEval<P>> Player<P> for AlphaBeta<P, E> {
         if game.outcome().is_some() {
             return None;
         }
+        let moves = game.position().legal_moves();
         let principal = match self.table_move(game) {
             Some(m) => Principal {
                 depth: 0,
@@ -837,6 +883,7 @@ impl<P: Baseline, E: LeafEval<P>> Player<P> for AlphaBeta<P, E> {
                 score: Score::TableWinIn(0),
                 pv: vec![m],
             },
+            None if moves.len() == 1 => self.analyse_forced(game, moves[0]),
             None => {
                 let (best, score) = self.search(game);
                 Principal {
