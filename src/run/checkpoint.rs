@@ -194,6 +194,24 @@ pub struct CheckpointFiles<'a> {
     pub selfplay: &'a [u8],
 }
 
+/// `live.json`: the position of self-play's first game slot, rewritten as
+/// the games go on, for a live view of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LivePosition {
+    /// The iteration being played.
+    pub iteration: u32,
+    /// Plies played in that game.
+    pub ply: usize,
+    /// Its game (files written before there were other games have none:
+    /// Damone).
+    #[serde(default)]
+    pub game: crate::game::GameKind,
+    /// The rules variant's stored name.
+    pub variant: String,
+    /// The position's setup string.
+    pub fen: String,
+}
+
 /// A run folder: `<checkpoint_dir>/<run>/`.
 #[derive(Clone, Debug)]
 pub struct RunDir {
@@ -218,14 +236,22 @@ impl RunDir {
         self.root.join("eval_games.csv")
     }
 
-    /// The game its self-play is playing, from the live view (`live.json`,
-    /// written from the first self-play game of a run on): a run that has
-    /// no checkpoint yet already says its game there. None before that,
-    /// or when the file cannot be read.
+    /// The live view's file, `live.json`.
+    pub fn live_path(&self) -> PathBuf {
+        self.root.join("live.json")
+    }
+
+    /// The live view (written from the first self-play game of a run on);
+    /// None before that, or when the file cannot be read.
+    pub fn live(&self) -> Option<LivePosition> {
+        let text = std::fs::read_to_string(self.live_path()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// The game its self-play is playing, from the live view: a run that
+    /// has no checkpoint yet already says its game there.
     pub fn live_game(&self) -> Option<crate::game::GameKind> {
-        let text = std::fs::read_to_string(self.root.join("live.json")).ok()?;
-        let live: serde_json::Value = serde_json::from_str(&text).ok()?;
-        live.get("game")?.as_str()?.parse().ok()
+        self.live().map(|l| l.game)
     }
 
     /// Iterations of the complete checkpoints, oldest first (empty if the

@@ -117,7 +117,7 @@ impl<P: super::RunGame> Run<P> {
         let seed = rng_stream(cfg.seed, "selfplay", k as u64).random();
         let t = Instant::now();
         let cpu = process_cpu_seconds();
-        let live = LiveView::new(self.dir.root.join("live.json"), k);
+        let live = LiveView::new(self.dir.live_path(), k);
         let sp_cfg = cfg.selfplay.at_step(self.trainer.step);
         let (samples, stats) = self.selfplay.run_iteration(
             &cfg.search,
@@ -314,14 +314,16 @@ impl LiveView {
             return;
         }
         self.last.set(Some(Instant::now()));
-        let live = serde_json::json!({
-            "iteration": self.iteration,
-            "ply": g.ply(),
-            "game": P::KIND.name(),
-            "variant": P::variant_name(g.position().variant()),
-            "fen": g.position().to_setup(),
-        });
-        let _ = atomic_write(&self.path, live.to_string().as_bytes());
+        let live = super::LivePosition {
+            iteration: self.iteration,
+            ply: g.ply(),
+            game: P::KIND,
+            variant: P::variant_name(g.position().variant()).to_string(),
+            fen: g.position().to_setup(),
+        };
+        if let Ok(bytes) = serde_json::to_vec(&live) {
+            let _ = atomic_write(&self.path, &bytes);
+        }
     }
 }
 

@@ -38,7 +38,7 @@ pub mod metrics;
 pub mod plots;
 
 pub use checkpoint::{
-    Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, RunDir, CHECKPOINT_VERSION,
+    Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, LivePosition, RunDir, CHECKPOINT_VERSION,
 };
 pub use config::{ConfigError, DistConfig, EvalConfig, RunConfig, DEFAULT_CONFIG};
 pub use metrics::{read_rows, write_rows, EvalGameRow, EvalRow, LogError, Metrics};

@@ -4,7 +4,7 @@
 use super::messages::{board, PieceMsg};
 use super::{error, AppState};
 use crate::game::interface::parse_stored_variant;
-use crate::game::{GameKind, GamePosition};
+use crate::game::GamePosition;
 use crate::player::rate::RatingRow;
 use crate::run::{read_rows, EvalRow, Metrics, RunDir};
 use axum::extract::State;
@@ -42,24 +42,15 @@ pub(super) async fn run_snapshot(State(st): State<Arc<AppState>>) -> Response {
 }
 
 fn read_live(run: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(run.join("live.json")).ok()?;
-    let live: Value = serde_json::from_str(&text).ok()?;
-    let fen = live.get("fen")?.as_str()?;
-    let variant = live.get("variant")?.as_str()?;
-    // Files written before there were other games have no "game": Damone.
-    let game: GameKind = live
-        .get("game")
-        .and_then(Value::as_str)
-        .unwrap_or("damone")
-        .parse()
-        .ok()?;
-    let board = crate::with_game!(game, P => live_board::<P>(fen, variant)?);
+    let live = RunDir::new(run).live()?;
+    let (fen, variant) = (live.fen.as_str(), live.variant.as_str());
+    let board = crate::with_game!(live.game, P => live_board::<P>(fen, variant)?);
     Some(json!({
-        "game": game.name(),
+        "game": live.game.name(),
         "fen": fen,
         "board": board,
-        "ply": live.get("ply"),
-        "iteration": live.get("iteration"),
+        "ply": live.ply,
+        "iteration": live.iteration,
     }))
 }
 
