@@ -47,7 +47,7 @@ use crate::arena::{
 };
 use crate::game::{DrawRules, GameKind, Variant};
 use crate::learned::{EvalFile, LearnedEval};
-use crate::mcts::{ExactValues, SearchParams};
+use crate::mcts::{Evaluator, ExactValues, SearchParams};
 use crate::net::{
     net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
 };
@@ -370,10 +370,22 @@ impl LoadedNet {
         params: SearchParams,
         seed: u64,
     ) -> MctsPlayer<NetEvaluator, P> {
+        self.player_evaluating(name, params, seed, |net| net)
+    }
+
+    /// A player with other search settings whose evaluator is `wrap` of
+    /// the network's (as [`LeafMix`] wraps it).
+    pub fn player_evaluating<P: RunGame, E: Evaluator<P> + Send>(
+        &self,
+        name: &str,
+        params: SearchParams,
+        seed: u64,
+        wrap: impl FnOnce(NetEvaluator) -> E,
+    ) -> MctsPlayer<E, P> {
         MctsPlayer::with_evaluator(
             name.to_string(),
             params,
-            NetEvaluator::on_device(&self.net, &self.device),
+            wrap(NetEvaluator::on_device(&self.net, &self.device)),
             rng_stream(seed, "net-player", 0),
         )
     }
@@ -511,7 +523,7 @@ pub fn open_on<P: RunGame>(
     spec.check_options(&allowed)?;
     let pool = spec.search_pool()?;
     let exact = spec_tables::<P>(&spec)?;
-    let leaf = leaf_mix::<P>(&spec)?;
+    let leaf_weight = leaf_weight(&spec)?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
     if loaded.header.game != P::KIND {
@@ -521,46 +533,65 @@ pub fn open_on<P: RunGame>(
             expected: P::KIND,
         });
     }
+    let leaf = match leaf_weight {
+        Some(weight) => Some((leaf_eval::<P>(&spec, &loaded)?, weight)),
+        None => None,
+    };
     let loaded = loaded.on(device);
     let params = spec.search_params(loaded.header.search.clone())?;
     let header = loaded.header.clone();
     let loaded = Arc::new(loaded);
     let name = spec.text.clone();
-    let f: PlayerFactory<P> = Arc::new(move |seed| -> Box<dyn crate::arena::Player<P>> {
-        let Some((eval, weight)) = &leaf else {
-            return Box::new(
-                loaded
-                    .player_with::<P>(&name, params.clone(), seed)
-                    .with_exact_values(exact.clone())
-                    .with_pool(pool.clone()),
-            );
-        };
-        let net = NetEvaluator::on_device(&loaded.net, &loaded.device);
-        let mixed = LeafMix::new(net, eval.clone(), *weight);
-        let rng = rng_stream(seed, "net-player", 0);
-        Box::new(
-            MctsPlayer::with_evaluator(name.clone(), params.clone(), mixed, rng)
-                .with_exact_values(exact.clone())
-                .with_pool(pool.clone()),
-        )
+    let f: PlayerFactory<P> = Arc::new(move |seed| {
+        let (params, exact, pool) = (params.clone(), exact.clone(), pool.clone());
+        match &leaf {
+            None => boxed(loaded.player_with::<P>(&name, params, seed), exact, pool),
+            Some((eval, w)) => {
+                let player =
+                    loaded.player_evaluating(&name, params, seed, |net| LeafMix::new(net, eval.clone(), *w));
+                boxed(player, exact, pool)
+            }
+        }
     });
     Ok((f, Some(header)))
 }
 
-/// A network spec's `leaf=W`: the learned evaluation its PATH holds (as
-/// `alphabeta:eval=PATH` reads it) and the weight W in (0, 1] its value
-/// gets at the search's leaves ([`LeafMix`]); None without the option.
-fn leaf_mix<P: RunGame>(spec: &PlayerSpec) -> Result<Option<(Arc<LearnedEval>, f32)>, SpecError> {
-    let Some(weight) = spec.get::<f32>("leaf")? else {
-        return Ok(None);
-    };
-    let bad = |why: String| SpecError::BadValue("leaf".into(), weight.to_string(), spec.text.clone(), why);
-    if !(weight > 0.0 && weight <= 1.0) {
-        return Err(bad("must be above 0 and at most 1".into()));
+/// A network player with its spec's tables and thread pool, boxed.
+fn boxed<P: RunGame, E: Evaluator<P> + Send + 'static>(
+    player: MctsPlayer<E, P>,
+    exact: Option<Arc<dyn ExactValues<P>>>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+) -> Box<dyn crate::arena::Player<P>> {
+    Box::new(player.with_exact_values(exact).with_pool(pool))
+}
+
+/// A network spec's `leaf=W`: the weight W in (0, 1] the learned
+/// evaluation's value gets at the search's leaves ([`LeafMix`]); None
+/// without the option.
+fn leaf_weight(spec: &PlayerSpec) -> Result<Option<f32>, SpecError> {
+    match spec.get::<f32>("leaf")? {
+        Some(w) if !(w > 0.0 && w <= 1.0) => Err(SpecError::BadValue(
+            "leaf".into(),
+            w.to_string(),
+            spec.text.clone(),
+            "must be above 0 and at most 1".into(),
+        )),
+        w => Ok(w),
     }
+}
+
+/// The learned evaluation a `leaf=` network player mixes in: the one its
+/// player file carries (already read with the network), else the one its
+/// folder holds, as `alphabeta:eval=PATH` reads it.
+fn leaf_eval<P: RunGame>(spec: &PlayerSpec, loaded: &LoadedNet) -> Result<Arc<LearnedEval>, SpecError> {
     let path = spec.path.as_deref().expect("net spec has a path");
-    let file = learned_eval_at(Path::new(path), Some(P::KIND)).map_err(bad)?;
-    Ok(Some((Arc::new(LearnedEval::new(file.float)), weight)))
+    let file = match &loaded.learned {
+        Some(file) => file.clone(),
+        None => learned_eval_at(Path::new(path), Some(P::KIND)).map_err(|e| {
+            SpecError::BadValue("leaf".into(), spec.options["leaf"].clone(), spec.text.clone(), e)
+        })?,
+    };
+    Ok(Arc::new(LearnedEval::new(file.float)))
 }
 
 /// An `alphabeta` spec's player, with its learned evaluation (`eval`) and
@@ -592,6 +623,8 @@ fn spec_tables<P: RunGame>(spec: &PlayerSpec) -> Result<Option<Arc<dyn ExactValu
 mod tests {
     use super::*;
     use crate::arena::Player as _;
+    use crate::game::Game;
+    use crate::mcts::Budget;
 
     #[test]
     fn a_run_without_checkpoints_says_its_game_by_its_live_view() {
@@ -610,8 +643,6 @@ mod tests {
         assert!(err.contains("italian"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
-    use crate::game::Game;
-    use crate::mcts::Budget;
 
     fn sample() -> (PlayerHeader, Net) {
         let model = ModelConfig {
