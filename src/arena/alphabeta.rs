@@ -437,9 +437,7 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
     /// engines with a contempt do against a weaker opponent. Call before
     /// or after [`AlphaBeta::with_threads`].
     pub fn with_contempt(mut self, contempt: i32) -> Self {
-        for w in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            w.contempt = contempt;
-        }
+        self.workers_mut().for_each(|w| w.contempt = contempt);
         self
     }
 
@@ -451,11 +449,14 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
         let decisive = exact
             .clone()
             .map(|e| Arc::new(DecisiveOnly(e)) as Arc<dyn ExactValues<P>>);
-        for w in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            w.exact = decisive.clone();
-        }
+        self.workers_mut().for_each(|w| w.exact = decisive.clone());
         self.exact = exact;
         self
+    }
+
+    /// The main thread's worker and the helpers'.
+    fn workers_mut(&mut self) -> impl Iterator<Item = &mut Worker<P, E>> {
+        std::iter::once(&mut self.main).chain(self.helpers.iter_mut())
     }
 
     /// The same searcher on `threads` threads (at least 1): Lazy SMP.
@@ -466,18 +467,7 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
     /// move is played; depth and node limits are its own, and the helpers
     /// stop when it does.
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.helpers = (1..threads.max(1))
-            .map(|_| {
-                let mut w = Worker::new(
-                    self.main.tt.clone(),
-                    self.main.done.clone(),
-                    self.main.eval.clone(),
-                );
-                w.exact = self.main.exact.clone();
-                w.contempt = self.main.contempt;
-                w
-            })
-            .collect();
+        self.helpers = (1..threads.max(1)).map(|_| self.main.sibling()).collect();
         self
     }
 
@@ -635,6 +625,17 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             bufs: Vec::new(),
             exact: None,
             contempt: 0,
+        }
+    }
+
+    /// Another thread's worker for the same search: the same table, stop
+    /// flag, evaluation, exact values and contempt; its own history, path
+    /// and buffers.
+    fn sibling(&self) -> Self {
+        Worker {
+            exact: self.exact.clone(),
+            contempt: self.contempt,
+            ..Worker::new(self.tt.clone(), self.done.clone(), self.eval.clone())
         }
     }
 
