@@ -23,7 +23,7 @@ pub mod train;
 
 pub use features::{planes, Planes, FEATURES};
 pub use file::{EvalFile, EVAL_FILE_NAME, EVAL_FILE_VERSION};
-pub use model::{Accumulator, FloatEval, QuantEval, Shape, EVAL_SCALE};
+pub use model::{expected_score_of, Accumulator, FloatEval, QuantEval, Shape, EVAL_SCALE};
 pub use train::{Example, LearnEvalConfig, TargetMix, TrainReport};
 
 use crate::net::Board;

@@ -32,6 +32,18 @@ pub const W2_LIMIT: f32 = 4.0;
 /// `logit x EVAL_SCALE`, a draw 0.
 pub const EVAL_SCALE: f32 = 256.0;
 
+/// The logistic function: a logit's probability.
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The side to move's expected score (a win 1, a draw 1/2) that a search
+/// score in the learned evaluation's units stands for.
+pub fn expected_score_of(score: i32) -> f32 {
+    sigmoid(score as f32 / EVAL_SCALE)
+}
+
 /// The sizes of the hidden layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shape {

@@ -5,7 +5,7 @@
 //! label, a win 1, a draw 1/2).
 
 use super::features::{for_each_active, Planes, FEATURES};
-use super::model::{FloatEval, Shape};
+use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
 use crate::game::Color;
 use crate::mcts::Wdl;
@@ -256,11 +256,6 @@ pub struct TrainReport {
     pub held_out_loss: Vec<f32>,
     /// Mean training loss of each epoch.
     pub train_loss: Vec<f32>,
-}
-
-#[inline]
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// The mean squared error of the expected score over `examples`.

@@ -5,7 +5,7 @@
 use super::{decode_player_with, MAGIC};
 use crate::arena::{AlphaBeta, Limits};
 use crate::game::GameKind;
-use crate::learned::{EvalFile, LearnedEval, EVAL_SCALE};
+use crate::learned::{expected_score_of, EvalFile, LearnedEval};
 use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
 use crate::run::RunGame;
 use std::path::Path;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// evaluation's: each position searched one ply, the captures after it to
 /// the end, by alpha-beta with the learned evaluation
 /// ([`AlphaBeta::shallow_score`]); that score read as an expected result
-/// (the evaluation is trained on `sigmoid(score / EVAL_SCALE)`), and the
+/// ([`expected_score_of`]: the evaluation is trained on it), and the
 /// value taken as `(1 - weight) x network + weight x learned`. The priors
 /// stay the network's.
 pub struct LeafMix<E, P: RunGame> {
@@ -42,8 +42,7 @@ impl<E: Evaluator<P>, P: RunGame> Evaluator<P> for LeafMix<E, P> {
             if r.moves.is_empty() {
                 continue;
             }
-            let score = self.search.shallow_score(r.game) as f32 / EVAL_SCALE;
-            let expected = 1.0 / (1.0 + (-score).exp());
+            let expected = expected_score_of(self.search.shallow_score(r.game));
             e.wdl = e.wdl.mix(Wdl::new(expected, 0.0, 1.0 - expected), self.weight);
         }
         out
