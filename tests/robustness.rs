@@ -18,8 +18,15 @@ use std::time::Instant;
 
 /// Run the engine with `player` on `input`; its stdout lines.
 fn engine(player: &str, input: &[u8]) -> (bool, Vec<String>, String) {
+    engine_with(&["--player", player], input)
+}
+
+/// `damone engine ARGS` given `input`: whether it succeeded, its lines,
+/// its stderr.
+fn engine_with(args: &[&str], input: &[u8]) -> (bool, Vec<String>, String) {
     let mut child = bin()
-        .args(["engine", "--player", player])
+        .arg("engine")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -111,21 +118,12 @@ fn a_finished_game_says_so_everywhere() {
 #[test]
 fn the_engine_names_its_game_and_alphabeta_reports_its_line() {
     for game in ["damone", "italian", "dameo"] {
-        let out = bin()
-            .args(["engine", "--player", "alphabeta:depth=3", "--game", game])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                c.stdin.take().unwrap().write_all(b"hello\nanalyse\nquit\n")?;
-                c.wait_with_output()
-            })
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(out.status.success(), "{game}: {text}");
+        let args = ["--player", "alphabeta:depth=3", "--game", game];
+        let (ok, lines, err) = engine_with(&args, b"hello\nanalyse\nquit\n");
+        let text = lines.join("\n");
+        assert!(ok, "{game}: {err}");
         assert_eq!(lines[1], format!("id game {game}"), "{text}");
-        let info = lines[3];
+        let info = &lines[3];
         assert!(info.starts_with("info depth 3 nodes "), "{game}: {info}");
         let pv = info.split(" pv ").nth(1).unwrap();
         assert!(pv.split(' ').count() >= 3, "{game}: {info}");
