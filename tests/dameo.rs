@@ -62,7 +62,7 @@ enum Comparison {
 
 fn compare(line: &str) -> Comparison {
     let (setup, moves) = line.split_once('|').expect("a fixture line is setup|moves");
-    let pos = Position::from_setup(setup).unwrap_or_else(|e| panic!("{setup}: {e}"));
+    let pos = Position::from_setup(setup, ()).unwrap_or_else(|e| panic!("{setup}: {e}"));
     let legal: HashSet<Move> = pos.legal_moves().into_iter().collect();
     let mut theirs = HashSet::new();
     let mut unknown = Vec::new();
@@ -132,7 +132,7 @@ otherwise; {captures} with captures",
 
 fn has_capture(line: &str) -> bool {
     let setup = line.split_once('|').map_or(line, |(s, _)| s);
-    Position::from_setup(setup).is_ok_and(|p| p.has_capture())
+    Position::from_setup(setup, ()).is_ok_and(|p| p.has_capture())
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn perft_from_the_start_equals_abstractplays() {
     // No perft beyond depth 1 is published (52, in PlayStrategy's tests);
     // these are the counts gameslib's engine gives to depth 4
     // (`scripts/dameo-crosscheck.sh` prints them beside ours).
-    let start = Position::start();
+    let start = Position::start(());
     let counts: Vec<u64> = (1..=4).map(|d| perft(&start, d)).collect();
     assert_eq!(counts, [52, 2_704, 135_930, 6_253_934]);
 }

@@ -1,6 +1,6 @@
 //! Perft fixtures: every line of `tests/perft.fixture` must match.
 
-use damone::game::{perft, Position, Variant};
+use damone::game::{perft, GamePosition, Position, Variant};
 
 #[test]
 fn perft_fixture_matches() {
@@ -46,11 +46,11 @@ fn italian_perft_equals_the_published_counts() {
         }
         let f: Vec<&str> = line.split(';').map(str::trim).collect();
         assert_eq!(f.len(), 3, "line {}: {line}", no + 1);
-        let pos = Italian::from_setup(f[0]).unwrap();
+        let pos = Italian::from_setup(f[0], ()).unwrap();
         let depth: u32 = f[1].parse().unwrap();
         let want: u64 = f[2].parse().unwrap();
         assert_eq!(perft_paths(&pos, depth), want, "line {}: {line}", no + 1);
-        if pos == Italian::start() {
+        if pos == Italian::start(()) {
             assert_eq!(perft(&pos, depth), want, "moves, line {}: {line}", no + 1);
         }
         checked += 1;

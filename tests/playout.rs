@@ -29,7 +29,7 @@ fn random_playouts_keep_invariants() {
             loop {
                 let p = *g.position();
                 let moves = p.legal_moves();
-                assert_eq!(p.hash(), p.compute_hash(), "hash drift at {}", p.to_fen());
+                assert_eq!(p.hash_key(), p.compute_hash(), "hash drift at {}", p.to_fen());
                 let back = Position::from_fen(&p.to_fen(), v).unwrap();
                 assert_eq!(back, p, "FEN round trip {}", p.to_fen());
                 let r = p.reflect();
@@ -84,12 +84,12 @@ fn italian_random_playouts_keep_invariants() {
     let mut scratch = Vec::new();
     for seed in 0..2000u64 {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut g = Game::new(Italian::start(), rules);
+        let mut g = Game::new(Italian::start(()), rules);
         loop {
             let p = *g.position();
             let moves = p.legal_moves();
-            assert_eq!(p.hash(), p.compute_hash(), "hash drift at {p}");
-            assert_eq!(Italian::from_setup(&p.to_setup()).unwrap(), p);
+            assert_eq!(p.hash_key(), p.compute_hash(), "hash drift at {p}");
+            assert_eq!(Italian::from_setup(&p.to_setup(), ()).unwrap(), p);
             assert_eq!(p.count_moves(&mut scratch), moves.len() as u64, "count at {p}");
             let most = moves.iter().map(|m| m.captured().count_ones()).max();
             for m in &moves {

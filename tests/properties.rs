@@ -5,7 +5,7 @@
 
 use damone::arena::{builtin_factory, PlayerSpec};
 use damone::data::{ReplayWindow, Sample};
-use damone::game::{parse_move, DrawRules, Position, Variant};
+use damone::game::{parse_move, DrawRules, GamePosition, Position, Variant};
 use damone::mcts::{SearchParams, Wdl};
 use damone::net::{ModelConfig, ENCODING_VERSION};
 use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
@@ -51,7 +51,7 @@ fn player_bytes() -> &'static Vec<u8> {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
             game: damone::game::GameKind::Damone,
-            variant: Variant::Standard,
+            variant: "standard".into(),
             rules: DrawRules::default(),
             model: model.clone(),
             search: SearchParams::plain(),

@@ -209,7 +209,7 @@ fn header() -> PlayerHeader {
         format_version: PLAYER_FORMAT_VERSION,
         encoding_version: ENCODING_VERSION,
         game: damone::game::GameKind::Damone,
-        variant: Variant::Standard,
+        variant: "standard".into(),
         rules: DrawRules::default(),
         model: ModelConfig {
             blocks: 1,

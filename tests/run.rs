@@ -356,7 +356,7 @@ fn an_italian_run_records_its_game_and_is_refused_as_damone() {
     // The refused overwrite left the run as it was.
     let mut resumed = Run::<italian::Position>::open(tiny(&dir, 2), resume()).unwrap();
     assert_eq!(resumed.iterate(&mut |_: &Event| {}).unwrap().iteration, 3);
-    cfg.variant = damone::game::Variant::ThreeDamas;
+    cfg.variant = "three-damas".into();
     assert!(cfg.validate().unwrap_err().contains("three-damas"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -292,8 +292,9 @@ impl Evaluator for ByPosition {
             .iter()
             .map(|r| {
                 let p = r.game.position();
-                let h =
-                    p.hash() ^ ((p.no_progress() as u64) << 7) ^ (((r.game.repetitions() > 1) as u64) << 3);
+                let h = p.hash_key()
+                    ^ ((p.no_progress() as u64) << 7)
+                    ^ (((r.game.repetitions() > 1) as u64) << 3);
                 let mut priors: Vec<f32> = (0..r.moves.len())
                     .map(|i| 1.0 + ((h >> (i % 60)) & 15) as f32)
                     .collect();
@@ -342,7 +343,7 @@ fn eval_cache_answers_as_the_evaluator_and_asks_each_position_once() {
     let want = ByPosition::default().evaluate(&reqs);
     let distinct = {
         let mut keys: Vec<_> = games.iter().map(|g| *g.position()).collect();
-        keys.sort_by_key(|p| p.hash());
+        keys.sort_by_key(|p| p.hash_key());
         keys.dedup();
         keys.len() as u64
     };
@@ -610,7 +611,7 @@ impl Evaluator for NearlyEqualValues {
             .iter()
             .map(|r| {
                 let n = r.moves.len();
-                let win = 0.3 + (r.game.position().hash() % 101) as f32 / 10_000.0;
+                let win = 0.3 + (r.game.position().hash_key() % 101) as f32 / 10_000.0;
                 Evaluation {
                     priors: vec![1.0 / n as f32; n],
                     wdl: Wdl::from_array([win, 0.4, 0.6 - win]),

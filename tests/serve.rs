@@ -266,6 +266,9 @@ async fn websocket_italian_game() {
     .await;
     let st = next(&mut ws, "state").await;
     assert_eq!(st["game"], "italian");
+    assert_eq!(st["numbers"]["a8"], 1);
+    assert_eq!(st["numbers"]["h1"], 32);
+    assert_eq!(st["numbers"].as_object().unwrap().len(), 32);
     let board = st["board"].as_array().unwrap();
     assert_eq!(board.len(), 24);
     assert!(board

@@ -12,7 +12,7 @@ fn build_probe_and_verify_three_pieces() {
     let d = dir.to_str().unwrap();
     let (code, out, err) = run(&["tablebase", "build", "--pieces", "3", "--dir", d]);
     assert!(code == 0, "{err}");
-    assert!(out.contains("45 tables of up to 3 pieces"), "{out}");
+    assert!(out.contains("45 damone tables of up to 3 pieces"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("IvDP ")), "{out}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 45);
 
@@ -234,7 +234,47 @@ fn a_run_trains_with_tables_and_refuses_the_wrong_ones() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     let (code, _, err) = train(&["--set", "run=it", "--set", "game=italian"]);
     assert!(code != 0);
-    assert!(err.contains("standard Damone only"), "{err}");
+    assert!(
+        err.contains("these are damone tables, and the game is italian"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&tables);
     let _ = std::fs::remove_dir_all(&runs);
+}
+
+/// Italian draughts' tables through the same commands: built with
+/// `--game`, the game read back from the files by the others.
+#[test]
+fn italian_tables_build_probe_and_verify() {
+    let dir = tmpdir("italian");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "tablebase",
+        "build",
+        "--game",
+        "italian",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(code == 0, "{err}");
+    assert!(out.contains("16 italian tables of up to 3 pieces"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("KvMM ")), "{out}");
+    let (code, out, err) = run(&["tablebase", "verify", "--dir", d]);
+    assert!(code == 0, "{err}");
+    assert!(
+        out.contains("16 tables") && out.contains(": 0 mismatches"),
+        "{out}"
+    );
+    // The man takes the last piece: a win in one ply, by 22x13.
+    let (code, out, err) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:W22:B18"]);
+    assert!(code == 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "win in 1 plies to conversion", "{out}");
+    assert_eq!(lines[1], "22x13 win in 1 plies to conversion", "{out}");
+    // A Damone setup string is refused in the tables' game's words.
+    let (code, _, err) = run(&["tablebase", "probe", "--dir", d, "--fen", "W:WIf3:Bg4"]);
+    assert!(code != 0 && err.contains("W:WIf3:Bg4"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,7 @@
 //! The vectorised environment on its own: observations, masks, step with
 //! action indices, rewards, done flags and automatic reset.
 
-use damone::game::{Move, Position, Variant};
+use damone::game::{GamePosition, Move, Position, Variant};
 use damone::net::{policy_indices, Inputs, Observation, POLICY_SIZE};
 use damone::selfplay::{Encoder, EnvError, VecEnv};
 use rand::{Rng, SeedableRng};

@@ -6,7 +6,9 @@ import numpy as np
 import numpy.typing as npt
 
 GAMES: list[str]
-"""The games: "damone", "italian", "dameo"."""
+"""The games' names, in display order (damone's one list of games)."""
+GAME_TITLES: dict[str, str]
+"""Each game's title by its name ("italian": "Italian draughts")."""
 POLICY_SIZE: int
 """Number of actions: the network's policy index (4 slots x 32 x 32 dark
 squares, or Dameo's 64 x 64 cells)."""
@@ -260,6 +262,7 @@ __all__ = [
     "DamoneError",
     "ENCODING_VERSION",
     "GAMES",
+    "GAME_TITLES",
     "Game",
     "MatchResult",
     "Outcome",

@@ -1,8 +1,9 @@
-"""Damone, Italian draughts and Dameo as OpenSpiel games (needs ``open_spiel``).
+"""damone's games as OpenSpiel games (needs ``open_spiel``).
 
-Importing this module registers ``python_damone``,
-``python_italian_draughts`` and ``python_dameo`` with pyspiel, so that
-OpenSpiel's algorithms and test harnesses can load them::
+Importing this module registers every game of ``damone.GAMES`` with
+pyspiel as ``python_`` and its title in snake case (``python_damone``,
+``python_italian_draughts``, ``python_dameo``; :data:`SHORT_NAMES`), so
+that OpenSpiel's algorithms and test harnesses can load them::
 
     import pyspiel
     import damone.openspiel
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from ._damone import POLICY_SIZE, Game
+from ._damone import GAME_TITLES, GAMES, POLICY_SIZE, Game
 
 _PLANES = 9
 
@@ -123,6 +124,10 @@ def _register(kind: str, short: str, long: str, max_plies: int = 400) -> type:
     return _Game
 
 
-DamoneGame = _register("damone", "python_damone", "Python Damone (damone's Rust rules)")
-ItalianGame = _register("italian", "python_italian_draughts", "Python Italian draughts (damone's Rust rules)")
-DameoGame = _register("dameo", "python_dameo", "Python Dameo (damone's Rust rules)")
+#: The pyspiel short name of each of damone's games, by damone's name.
+SHORT_NAMES = {kind: "python_" + GAME_TITLES[kind].lower().replace(" ", "_") for kind in GAMES}
+
+#: The registered game class of each of damone's games, by damone's name.
+GAME_CLASSES = {
+    kind: _register(kind, SHORT_NAMES[kind], f"Python {GAME_TITLES[kind]} (damone's Rust rules)") for kind in GAMES
+}

@@ -1,31 +1,31 @@
 //! `VecEnv`: N games stepped in parallel (the library's `BatchEnv`), with
 //! NumPy arrays it owns and overwrites at every `reset` and `step`.
 
-use crate::game::{AnyGame, PyGame, Wrap};
+use crate::game::{AnyEnv, PyGame, Wrap};
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::game::{dameo, italian, Position};
 use damone::net::POLICY_SIZE;
 use damone::selfplay::{BatchEnv, BatchOptions, BatchOutputs};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-pub enum AnyEnv {
-    Damone(BatchEnv<Position>),
-    Italian(BatchEnv<italian::Position>),
-    Dameo(BatchEnv<dameo::Position>),
-}
-
+/// Run `$body` with `$e` bound to the environment inside an [`AnyEnv`].
 macro_rules! each_env {
     ($value:expr, $e:ident => $body:expr) => {
+        damone::game_list!(crate::env::each_env_arms { $value, $e, $body })
+    };
+}
+
+/// The `match` of [`each_env!`], made from damone's list of games.
+macro_rules! each_env_arms {
+    ({ $value:expr, $e:ident, $body:expr } $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => {
         match $value {
-            AnyEnv::Damone($e) => $body,
-            AnyEnv::Italian($e) => $body,
-            AnyEnv::Dameo($e) => $body,
+            $($crate::game::AnyEnv::$variant($e) => $body,)*
         }
     };
 }
+pub(crate) use each_env_arms;
 
 /// The arrays a `VecEnv` writes into.
 struct Buffers {
@@ -209,11 +209,7 @@ impl PyVecEnv {
                 self.num_envs()
             )));
         }
-        let inner = match &self.env {
-            AnyEnv::Damone(e) => AnyGame::Damone(e.game(i).clone()),
-            AnyEnv::Italian(e) => AnyGame::Italian(e.game(i).clone()),
-            AnyEnv::Dameo(e) => AnyGame::Dameo(e.game(i).clone()),
-        };
+        let inner = each_env!(&self.env, e => Wrap::wrap(e.game(i).clone()));
         Ok(PyGame { inner })
     }
 

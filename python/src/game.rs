@@ -2,70 +2,99 @@
 //! history (for the repetition and no-progress draws), moves as text or as
 //! network actions, and its input planes.
 
-use crate::env::AnyEnv;
-use crate::player::AnyPlayer;
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::game::{dameo, italian, Color, DrawRules, Game, GameKind, GamePosition, Outcome, Position};
+use damone::game::{Color, DrawRules, Game, GameKind, GamePosition, Outcome};
 use damone::net::{policy_indices, Board, Observation, POLICY_SIZE};
 use damone::selfplay::BatchEnv;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
 
-/// A game of one of damone's games.
-#[derive(Clone)]
-pub enum AnyGame {
-    Damone(Game<Position>),
-    Italian(Game<italian::Position>),
-    Dameo(Game<dameo::Position>),
+/// The enums of every game (a game, an environment, a player), each
+/// variant the one game of damone's list, and [`Wrap`] for each game.
+macro_rules! any_types {
+    ({} $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => {
+        /// A game of one of damone's games.
+        #[derive(Clone)]
+        pub enum AnyGame {
+            $($variant(Game<$ty>),)*
+        }
+
+        /// A batch of games of one of damone's games.
+        pub enum AnyEnv {
+            $($variant(BatchEnv<$ty>),)*
+        }
+
+        /// A player of one of damone's games.
+        pub enum AnyPlayer {
+            $($variant(Box<dyn damone::arena::Player<$ty>>),)*
+        }
+
+        $(impl Wrap for $ty {
+            fn wrap(game: Game<Self>) -> AnyGame {
+                AnyGame::$variant(game)
+            }
+            fn unwrap(game: &AnyGame) -> Option<&Game<Self>> {
+                match game {
+                    AnyGame::$variant(g) => Some(g),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+            fn wrap_env(env: BatchEnv<Self>) -> AnyEnv {
+                AnyEnv::$variant(env)
+            }
+            fn wrap_player(player: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer {
+                AnyPlayer::$variant(player)
+            }
+            fn unwrap_player(player: &mut AnyPlayer) -> Option<&mut Box<dyn damone::arena::Player<Self>>> {
+                match player {
+                    AnyPlayer::$variant(p) => Some(p),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+        })*
+
+        impl AnyGame {
+            /// The game's kind.
+            pub fn kind(&self) -> GameKind {
+                match self {
+                    $(AnyGame::$variant(_) => GameKind::$variant,)*
+                }
+            }
+        }
+    };
 }
+damone::game_list!(any_types {});
 
 /// Run `$body` with `$g` bound to the game inside an [`AnyGame`].
 macro_rules! each_game {
     ($value:expr, $g:ident => $body:expr) => {
-        match $value {
-            $crate::game::AnyGame::Damone($g) => $body,
-            $crate::game::AnyGame::Italian($g) => $body,
-            $crate::game::AnyGame::Dameo($g) => $body,
-        }
+        damone::game_list!(crate::game::each_game_arms { $value, $g, $body })
     };
 }
 pub(crate) use each_game;
 
+/// The `match` of [`each_game!`], made from damone's list of games.
+macro_rules! each_game_arms {
+    ({ $value:expr, $g:ident, $body:expr } $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => {
+        match $value {
+            $($crate::game::AnyGame::$variant($g) => $body,)*
+        }
+    };
+}
+pub(crate) use each_game_arms;
+
 /// A position type the bindings can hold: wraps its game, environment and
-/// player into the enums of either game.
+/// player into the enums of every game.
 pub trait Wrap: Board + damone::run::RunGame {
     fn wrap(game: Game<Self>) -> AnyGame;
     fn unwrap(game: &AnyGame) -> Option<&Game<Self>>;
     fn wrap_env(env: BatchEnv<Self>) -> AnyEnv;
     fn wrap_player(player: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer;
+    fn unwrap_player(player: &mut AnyPlayer) -> Option<&mut Box<dyn damone::arena::Player<Self>>>;
 }
-
-/// Implement [`Wrap`] for `$P` with the enums' variant `$v`.
-macro_rules! wrap {
-    ($P:ty, $v:ident) => {
-        impl Wrap for $P {
-            fn wrap(game: Game<Self>) -> AnyGame {
-                AnyGame::$v(game)
-            }
-            fn unwrap(game: &AnyGame) -> Option<&Game<Self>> {
-                match game {
-                    AnyGame::$v(g) => Some(g),
-                    _ => None,
-                }
-            }
-            fn wrap_env(env: BatchEnv<Self>) -> AnyEnv {
-                AnyEnv::$v(env)
-            }
-            fn wrap_player(player: Box<dyn damone::arena::Player<Self>>) -> AnyPlayer {
-                AnyPlayer::$v(player)
-            }
-        }
-    };
-}
-wrap!(Position, Damone);
-wrap!(italian::Position, Italian);
-wrap!(dameo::Position, Dameo);
 
 impl AnyGame {
     /// A new game of `kind` from `setup` (or the variant's start), under
@@ -81,14 +110,6 @@ impl AnyGame {
             let start: P = setup_or_start(setup, variant).map_err(err)?;
             Ok(P::wrap(Game::new(start, rules)))
         })
-    }
-
-    pub fn kind(&self) -> GameKind {
-        match self {
-            AnyGame::Damone(_) => GameKind::Damone,
-            AnyGame::Italian(_) => GameKind::Italian,
-            AnyGame::Dameo(_) => GameKind::Dameo,
-        }
     }
 }
 
@@ -359,7 +380,7 @@ impl PyGame {
     }
     /// The board as text.
     fn __str__(&self) -> String {
-        each_game!(&self.inner, g => g.position().diagram())
+        each_game!(&self.inner, g => damone::game::board_text::board_text(g.position(), Color::White, true))
     }
     fn __repr__(&self) -> String {
         format!("Game(game='{}', setup='{}')", self.game(), self.setup())
@@ -401,13 +422,21 @@ fn perft(
 }
 
 fn count_leaves(py: Python<'_>, game: &AnyGame, depth: u32, paths: bool) -> PyResult<u64> {
-    match game {
-        AnyGame::Italian(g) if paths => Ok(py.detach(|| italian::perft_paths(g.position(), depth))),
-        _ if paths => Err(err(
-            "paths counts Italian capture paths: use it with game='italian'",
-        )),
-        _ => Ok(py.detach(|| each_game!(game, g => damone::game::perft::perft(g.position(), depth)))),
+    if !paths {
+        return Ok(py.detach(|| each_game!(game, g => damone::game::perft::perft(g.position(), depth))));
     }
+    let counted = py.detach(|| each_game!(game, g => g.position().perft_paths(depth)));
+    counted.ok_or_else(|| {
+        let games: Vec<&str> = damone::game::perft::games_counting_paths()
+            .iter()
+            .map(|g| g.name())
+            .collect();
+        err(format!(
+            "paths counts capture paths apart, which {} counts do not: use it with game={}",
+            game.kind(),
+            games.join(" or game=")
+        ))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

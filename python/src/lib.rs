@@ -57,6 +57,11 @@ fn _damone(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "GAMES",
         GameKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
     )?;
+    let titles = pyo3::types::PyDict::new(m.py());
+    for kind in GameKind::ALL {
+        titles.set_item(kind.name(), kind.title())?;
+    }
+    m.add("GAME_TITLES", titles)?;
     m.add("POLICY_SIZE", damone::net::POLICY_SIZE)?;
     m.add("ENCODING_VERSION", damone::net::ENCODING_VERSION)?;
     game::register(m)?;

@@ -1,24 +1,18 @@
 //! `Player` (any player spec: a network's player file, checkpoint or run
 //! folder, alpha-beta, MCTS, random) and `play_match`.
 
-use crate::game::{AnyGame, PyGame, Wrap};
+use crate::game::{AnyGame, AnyPlayer, PyGame, Wrap};
 use crate::search::{report, PySearchResult};
 use crate::{draw_rules, err, game_kind};
 use damone::arena::tournament::{run_games, schedule, GameRecord, MatchSettings};
 use damone::arena::{PlayerFactory, PlayerKind};
 use damone::game::interface::setup_or_start;
-use damone::game::{dameo, italian, Game, GameKind, GamePosition, Position};
+use damone::game::{Game, GameKind, GamePosition};
 use damone::net::NetEvaluator;
 use damone::player::{factory_on, game_of_players, parse_spec_or_path, LoadedNet};
 use damone::util::elo::score_interval;
 use pyo3::prelude::*;
 use std::sync::Arc;
-
-pub enum AnyPlayer {
-    Damone(Box<dyn damone::arena::Player<Position>>),
-    Italian(Box<dyn damone::arena::Player<italian::Position>>),
-    Dameo(Box<dyn damone::arena::Player<dameo::Position>>),
-}
 
 /// A player: `"alphabeta:depth=4"`, `"mcts:sims=200"`, `"random"`, or a
 /// trained network (`"net:PATH,sims=64"` or just the path of a player file
@@ -90,10 +84,11 @@ impl PyPlayer {
             .lock()
             .map_err(|_| err("the player failed in another thread"))?;
         let player = &mut *guard;
-        py.detach(|| match player {
-            AnyPlayer::Damone(p) => choose(p.as_mut(), game_of::<Position>(game, kind)?),
-            AnyPlayer::Italian(p) => choose(p.as_mut(), game_of::<italian::Position>(game, kind)?),
-            AnyPlayer::Dameo(p) => choose(p.as_mut(), game_of::<dameo::Position>(game, kind)?),
+        py.detach(|| {
+            damone::with_game!(kind, P => {
+                let p = P::unwrap_player(player).ok_or_else(|| err("the player's game is not its kind's"))?;
+                choose(p.as_mut(), game_of::<P>(game, kind)?)
+            })
         })
     }
 

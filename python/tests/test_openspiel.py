@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+import damone
+
 from conftest import require_or_skip
 
 try:
@@ -12,12 +14,15 @@ except ImportError:
     pyspiel = None
 
 
-@pytest.mark.parametrize("name", ["python_damone", "python_italian_draughts", "python_dameo"])
-def test_openspiel_random_simulation(name):
+@pytest.mark.parametrize("game_name", damone.GAMES)
+def test_openspiel_random_simulation(game_name):
     if pyspiel is None:
         require_or_skip("open_spiel is not installed (pip install damone[openspiel])")
-    import damone.openspiel  # noqa: F401  (registers the games)
+    import damone.openspiel  # registers the games
 
+    name = damone.openspiel.SHORT_NAMES[game_name]
+    assert name in {"python_damone", "python_italian_draughts", "python_dameo"}
+    assert name in pyspiel.registered_names()
     game = pyspiel.load_game(name)
     pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
     state = game.new_initial_state()

@@ -5,29 +5,12 @@
 //! SMP over a shared table ([`AlphaBeta::with_threads`],
 //! [`super::shared_table`]).
 //!
-//! ## Damone's evaluation (centipawn-like units, for the side to move)
+//! ## The hand-written evaluation
 //!
-//! - **Material by rank**: Pedina 100, Dama 250, Damone 600 (in
-//!   `damone-hunt`, where losing the last Damone loses, a Damone is 2000).
-//! - **Advancement**: each Pedina earns 8 per diagonal step made towards the
-//!   enemy Damone corner (its forward distance from its own back corner).
-//! - **Mobility**: 3 per non-capturing step available to the side, minus the
-//!   same for the opponent.
-//! - A side with a capture to play is never scored statically: captures are
-//!   searched to the end (they are compulsory, so this is the quiescence).
-//!
-//! ## Italian draughts' evaluation
-//!
-//! Material (man 100, king 250), advancement (4 per row a man has
-//! advanced) and mobility (3 per step), each as the difference between the
-//! sides; captures searched to the end as in Damone.
-//!
-//! ## Dameo's evaluation
-//!
-//! Material (man 100, king 350), advancement (4 per row a man has
-//! advanced) and mobility (2 per non-capturing move of men and kings,
-//! line moves included), each as the difference between the sides;
-//! captures searched to the end as in Damone.
+//! Each game's own ([`Baseline::evaluate`], in its folder's `baseline.rs`):
+//! material, advancement and mobility, in hundredths of a man. A side
+//! with a capture to play is never scored statically: captures are
+//! searched to the end (they are compulsory, so this is the quiescence).
 //!
 //! ## The learned evaluation
 //!
@@ -52,7 +35,8 @@
 
 use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
 use super::{Analysis, Player, Principal};
-use crate::game::{dameo, italian, Color, Dir, Game, GamePosition, Move, Position, Rank};
+pub use crate::game::baseline::Baseline;
+use crate::game::{Game, Position};
 use crate::learned::{AccumulatorStack, LearnedEval};
 use crate::mcts::{DecisiveOnly, ExactValues, Wdl};
 use crate::net::Board;
@@ -147,92 +131,6 @@ pub struct Limits {
 
 /// The transposition table's size: 2^18 entries of 16 bytes (4 MB).
 const TT_BITS: u32 = 18;
-
-/// What the alpha-beta baseline needs of a game beyond its rules.
-pub trait Baseline: GamePosition {
-    /// Number of move codes ([`Baseline::move_code`] is below it).
-    const MOVE_CODES: usize;
-    /// Static evaluation for the side to move, in hundredths of a man.
-    fn evaluate(&self) -> i32;
-    /// A code per move, below `MOVE_CODES` (its start and end squares):
-    /// the transposition table keeps the best move's, the history
-    /// heuristic counts cut-offs per code.
-    fn move_code(m: &Self::Move) -> u16;
-    /// Pieces a move takes (0 for a step): more are searched first.
-    fn captures(m: &Self::Move) -> u32;
-}
-
-impl Baseline for Position {
-    const MOVE_CODES: usize = 1024;
-    fn evaluate(&self) -> i32 {
-        evaluate(self)
-    }
-    fn move_code(m: &Move) -> u16 {
-        (m.from().index() as u16) << 5 | m.to().index() as u16
-    }
-    fn captures(m: &Move) -> u32 {
-        m.captured().count_ones()
-    }
-}
-
-impl Baseline for italian::Position {
-    const MOVE_CODES: usize = 1024;
-    fn evaluate(&self) -> i32 {
-        let me = self.side_to_move();
-        let score = |c: Color| {
-            let men = self.men(c);
-            let advanced: i32 = crate::game::types::squares(men)
-                .map(|s| if c == Color::White { s.rank() } else { 7 - s.rank() })
-                .sum();
-            100 * men.count_ones() as i32 + 250 * self.kings(c).count_ones() as i32 + 4 * advanced
-        };
-        let steps = |c: Color| {
-            let mut p = *self;
-            p.set_side(c);
-            if p.has_capture() {
-                0
-            } else {
-                p.step_count() as i32
-            }
-        };
-        score(me) - score(me.opposite()) + 3 * (steps(me) - steps(me.opposite()))
-    }
-    fn move_code(m: &italian::Move) -> u16 {
-        (m.from().index() as u16) << 5 | m.to().index() as u16
-    }
-    fn captures(m: &italian::Move) -> u32 {
-        m.captured().count_ones()
-    }
-}
-
-impl Baseline for dameo::Position {
-    const MOVE_CODES: usize = 4096;
-    fn evaluate(&self) -> i32 {
-        let me = self.side_to_move();
-        let score = |c: Color| {
-            let advanced: i32 = dameo::cells(self.men(c))
-                .map(|cell| if c == Color::White { cell / 8 } else { 7 - cell / 8 } as i32)
-                .sum();
-            self.material(c) + 4 * advanced
-        };
-        let mobility = |c: Color| {
-            let mut p = *self;
-            p.set_side(c);
-            if p.has_capture() {
-                0
-            } else {
-                p.quiet_move_count() as i32
-            }
-        };
-        score(me) - score(me.opposite()) + 2 * (mobility(me) - mobility(me.opposite()))
-    }
-    fn move_code(m: &dameo::Move) -> u16 {
-        (m.from() as u16) << 6 | m.to() as u16
-    }
-    fn captures(m: &dameo::Move) -> u32 {
-        m.captured().count_ones()
-    }
-}
 
 /// What the search scores a quiet position with: the game's hand-written
 /// evaluation ([`HandWritten`]) or a learned one ([`LearnedEval`]). Each
@@ -339,39 +237,6 @@ struct Found<M> {
     score: i32,
     /// The last depth completed (or, at depth 1, searched in part).
     depth: u32,
-}
-
-fn advancement(pos: &Position, c: Color) -> i32 {
-    crate::game::types::squares(pos.pieces(c, Rank::Pedina))
-        .map(|s| match c {
-            Color::White => s.rank() - s.file() + 7,
-            Color::Black => s.file() - s.rank() + 7,
-        })
-        .sum::<i32>()
-        * 4
-}
-
-fn mobility(pos: &Position, c: Color) -> i32 {
-    let empty = !pos.occupied();
-    let mine = pos.color_bb(c);
-    let big = mine & !pos.rank_bb(Rank::Pedina);
-    let ped_dirs = Dir::mask_for(c, Rank::Pedina);
-    Dir::ALL
-        .iter()
-        .map(|&d| {
-            let movers = if ped_dirs & (1 << d as u8) != 0 { mine } else { big };
-            (crate::game::types::shift(movers, d) & empty).count_ones() as i32
-        })
-        .sum()
-}
-
-/// Static evaluation for the side to move (see module docs).
-pub fn evaluate(pos: &Position) -> i32 {
-    let me = pos.side_to_move();
-    let them = me.opposite();
-    (pos.material(me) - pos.material(them))
-        + (advancement(pos, me) - advancement(pos, them))
-        + 3 * (mobility(pos, me) - mobility(pos, them))
 }
 
 /// Win scores are stored relative to the node, not the root.

@@ -4,9 +4,9 @@
 //! second with it beside the hand-written evaluation's, from the same
 //! positions, in each game.
 
-use super::{BENCH_FENS, DAMEO_BENCH_FENS, ITALIAN_BENCH_FENS};
+use super::bench_positions;
 use crate::arena::{AlphaBeta, Baseline, LeafEval, Limits};
-use crate::game::{dameo, italian, DrawRules, Game, GameKind, Position};
+use crate::game::{DrawRules, Game, GameKind};
 use crate::learned::{AccumulatorStack, FloatEval, LearnedEval, Shape};
 use crate::net::Board;
 use crate::util::rng_stream;
@@ -97,16 +97,15 @@ fn search_speed<P: Baseline, E: LeafEval<P>>(positions: &[P], eval: Arc<E>, node
 }
 
 fn game_figure<P: Board + Baseline>(
-    fens: &[&str],
     eval: Option<&LearnedEval>,
     seconds: f64,
     nodes: u64,
 ) -> Result<LearnedFigure, String> {
     let eval = Arc::new(eval_for(eval, 1));
-    let positions = fens
-        .iter()
-        .map(|f| P::from_setup(f, Default::default()).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<P>, String>>()?;
+    let positions: Vec<P> = bench_positions::<P>()?
+        .into_iter()
+        .map(|(pos, _, _)| pos)
+        .collect();
     Ok(LearnedFigure {
         game: P::KIND,
         evals_per_second: walk_speed::<P>(&eval, seconds),
@@ -127,15 +126,7 @@ pub fn learned_suite(
 ) -> Result<(), String> {
     for &game in games {
         let own = eval.filter(|(g, _)| *g == game).map(|(_, e)| e);
-        let figure = match game {
-            GameKind::Damone => game_figure::<Position>(&BENCH_FENS.map(|f| f.0), own, seconds, nodes)?,
-            GameKind::Italian => {
-                game_figure::<italian::Position>(&ITALIAN_BENCH_FENS.map(|f| f.0), own, seconds, nodes)?
-            }
-            GameKind::Dameo => {
-                game_figure::<dameo::Position>(&DAMEO_BENCH_FENS.map(|f| f.0), own, seconds, nodes)?
-            }
-        };
+        let figure = crate::with_game!(game, P => game_figure::<P>(own, seconds, nodes)?);
         report(&figure);
     }
     Ok(())

@@ -11,12 +11,10 @@ pub mod threads;
 
 use crate::arena::{AlphaBeta, Limits};
 use crate::data::Sample;
-use crate::game::{
-    dameo, italian, perft, DrawRules, Game, GameKind, GamePosition, MoveList, Position, Variant,
-};
+use crate::game::{perft, DrawRules, Game, GameKind, GamePosition};
 use crate::mcts::{search, EvalRequest, Evaluator, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
 use crate::net::{
-    bench_games, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
+    bench_games_from, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
     NetEvaluator, Observation,
 };
 use crate::train::{bench_samples, TrainParams, Trainer};
@@ -24,34 +22,6 @@ use crate::util::rng_stream;
 use burn::module::Module as _;
 use burn::tensor::Device;
 use std::time::Instant;
-
-/// Positions of the perft and search suites: the start position and two
-/// middle games, each with the depth it is searched less than the others.
-pub const BENCH_FENS: [(&str, u32); 3] = [
-    ("W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8", 0),
-    ("W:WIg2,Df1,Dh3,d3,e4,f3,g4,h5:BIb7,Da6,Dc8,a4,b5,c6,d5,e8", 0),
-    ("B:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4", 0),
-];
-
-/// Italian positions of the perft suite, each with the plies it is counted
-/// deeper than the Damone positions (Italian trees are narrower): the
-/// start position and two of Ed Gilbert's test positions.
-pub const ITALIAN_BENCH_FENS: [(&str, u32); 3] = [
-    ("W:W21-32:B1-12", 2),
-    ("W:W30,26,27,22,23,24,17,18,20:B14,15,16,9,11,5,6,1,3", 4),
-    ("W:WK27,K28,17,20,9,K12,8:B21,24,K19,K13,14,K11,4", 0),
-];
-
-/// Dameo positions of the perft suite, each with the plies it is counted
-/// less than the Damone positions (Dameo's opening is far wider; its
-/// middle games are narrowed by compulsory captures): the start position
-/// and two positions of random playouts, a middle game and an ending, each
-/// with kings.
-pub const DAMEO_BENCH_FENS: [(&str, u32); 3] = [
-    ("W:Wa1-h1,b2-g2,c3-f3:Bc6-f6,b7-g7,a8-h8", 4),
-    ("W:Wa1,c1,f1,g1,h1,c2,e2,f3,c4,f4,f5,g5,Kh6:Ba4,b7,f7,h8", 2),
-    ("B:Wa2:Ba4,f5,c6,e6,c7,f7,h7,e8,f8,Kd2", 1),
-];
 
 /// One perft measurement: the best of the repetitions.
 #[derive(Clone, Debug)]
@@ -63,23 +33,51 @@ pub struct PerftFigure {
     pub seconds: f64,
 }
 
-/// Perft of each bench position of the three games at `depth` (Damone's
-/// and Dameo's less their deltas, Italian's plus its extra plies), the
-/// fastest of `repeat` runs each, the games interleaved.
+/// Perft of each game's bench positions ([`GamePosition::BENCH_SETUPS`])
+/// at `depth` plus each position's offset (at least 1), the fastest of
+/// `repeat` runs each, the games interleaved: every game's first
+/// position, then every game's second, and so on.
 pub fn perft_suite(depth: u32, repeat: u32) -> Result<Vec<PerftFigure>, String> {
     let mut out = Vec::new();
-    for i in 0..BENCH_FENS.len() {
-        let (fen, delta) = BENCH_FENS[i];
-        let pos = Position::from_fen(fen, Variant::Standard).map_err(|e| e.to_string())?;
-        out.push(time_perft(&pos, fen, depth.saturating_sub(delta).max(1), repeat));
-        let (fen, extra) = ITALIAN_BENCH_FENS[i];
-        let pos = italian::Position::from_setup(fen).map_err(|e| e.to_string())?;
-        out.push(time_perft(&pos, fen, depth + extra, repeat));
-        let (fen, delta) = DAMEO_BENCH_FENS[i];
-        let pos = dameo::Position::from_setup(fen).map_err(|e| e.to_string())?;
-        out.push(time_perft(&pos, fen, depth.saturating_sub(delta).max(1), repeat));
+    let most = GameKind::ALL
+        .iter()
+        .map(|&kind| crate::with_game!(kind, P => <P as GamePosition>::BENCH_SETUPS.len()))
+        .max()
+        .unwrap_or(0);
+    for i in 0..most {
+        for kind in GameKind::ALL {
+            if let Some(figure) = crate::with_game!(kind, P => perft_of::<P>(i, depth, repeat)?) {
+                out.push(figure);
+            }
+        }
     }
     Ok(out)
+}
+
+/// The positions of `P` that the suites measure, each with its setup
+/// string and depth offset.
+pub fn bench_positions<P: GamePosition>() -> Result<Vec<(P, &'static str, i32)>, String> {
+    P::BENCH_SETUPS
+        .iter()
+        .map(|&(text, offset)| {
+            let pos = P::from_setup(text, Default::default())
+                .map_err(|e| format!("{} bench position '{text}': {e}", P::KIND))?;
+            Ok((pos, text, offset))
+        })
+        .collect()
+}
+
+/// Perft of `P`'s `i`-th bench position, if it has one.
+fn perft_of<P: GamePosition>(i: usize, depth: u32, repeat: u32) -> Result<Option<PerftFigure>, String> {
+    let Some(&(pos, fen, offset)) = bench_positions::<P>()?.get(i) else {
+        return Ok(None);
+    };
+    Ok(Some(time_perft(&pos, fen, offset_depth(depth, offset), repeat)))
+}
+
+/// `depth` moved by `offset` plies, at least 1.
+fn offset_depth(depth: u32, offset: i32) -> u32 {
+    (depth as i32 + offset).max(1) as u32
 }
 
 fn time_perft<P: GamePosition>(pos: &P, fen: &'static str, depth: u32, repeat: u32) -> PerftFigure {
@@ -99,29 +97,46 @@ fn time_perft<P: GamePosition>(pos: &P, fen: &'static str, depth: u32, repeat: u
     }
 }
 
-/// Alpha-beta at depth 9 from one bench position.
+/// Alpha-beta from one bench position to a fixed depth.
 #[derive(Clone, Debug)]
 pub struct AlphaBetaFigure {
+    pub game: GameKind,
     pub fen: &'static str,
+    pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
 }
 
-/// Alpha-beta to depth 9 from each bench position, on one core.
+/// The depth the search suite searches a Damone position to; another
+/// game's position is searched half its perft offset deeper or shallower.
+pub const SEARCH_DEPTH: u32 = 9;
+
+/// Alpha-beta with the hand-written evaluation from each bench position
+/// of each game, on one core.
 pub fn alphabeta_suite() -> Result<Vec<AlphaBetaFigure>, String> {
     let mut out = Vec::new();
-    for (fen, _) in BENCH_FENS {
-        let pos = Position::from_fen(fen, Variant::Standard).map_err(|e| e.to_string())?;
+    for kind in GameKind::ALL {
+        crate::with_game!(kind, P => out.extend(alphabeta_of::<P>()?));
+    }
+    Ok(out)
+}
+
+fn alphabeta_of<P: crate::game::Baseline>() -> Result<Vec<AlphaBetaFigure>, String> {
+    let mut out = Vec::new();
+    for (pos, fen, offset) in bench_positions::<P>()? {
         let g = Game::new(pos, DrawRules::default());
+        let depth = offset_depth(SEARCH_DEPTH, offset / 2);
         let limits = Limits {
-            depth: Some(9),
+            depth: Some(depth),
             ..Default::default()
         };
-        let mut ab = AlphaBeta::new("bench".into(), limits);
+        let mut ab = AlphaBeta::<P>::new("bench".into(), limits);
         let t = Instant::now();
         ab.search(&g);
         out.push(AlphaBetaFigure {
+            game: P::KIND,
             fen,
+            depth,
             nodes: ab.nodes(),
             seconds: t.elapsed().as_secs_f64(),
         });
@@ -129,18 +144,27 @@ pub fn alphabeta_suite() -> Result<Vec<AlphaBetaFigure>, String> {
     Ok(out)
 }
 
-/// MCTS from the start position with a zero-value evaluator.
+/// MCTS from a game's start position with a zero-value evaluator.
 #[derive(Clone, Debug)]
 pub struct MctsFigure {
+    pub game: GameKind,
     pub algorithm: SearchAlgorithm,
     pub simulations: u32,
     pub nodes: usize,
     pub seconds: f64,
 }
 
-/// 200,000 simulations in one tree, PUCT then Gumbel.
+/// 200,000 simulations in one tree from each game's start, PUCT then
+/// Gumbel.
 pub fn mcts_suite() -> Vec<MctsFigure> {
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    GameKind::ALL
+        .into_iter()
+        .flat_map(|kind| crate::with_game!(kind, P => mcts_of::<P>()))
+        .collect()
+}
+
+fn mcts_of<P: GamePosition>() -> Vec<MctsFigure> {
+    let g = Game::new(P::start(Default::default()), DrawRules::default());
     [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel]
         .into_iter()
         .map(|algorithm| {
@@ -154,6 +178,7 @@ pub fn mcts_suite() -> Vec<MctsFigure> {
             let t = Instant::now();
             search(&mut tree, &mut UniformEvaluator);
             MctsFigure {
+                game: P::KIND,
                 algorithm,
                 simulations,
                 nodes: tree.node_count(),
@@ -166,6 +191,9 @@ pub fn mcts_suite() -> Vec<MctsFigure> {
 /// What the network suite measures.
 #[derive(Clone, Debug)]
 pub struct NetBenchConfig {
+    /// The game whose positions are evaluated and trained on (the model
+    /// must be built for its board).
+    pub game: GameKind,
     pub model: ModelConfig,
     pub train: TrainParams,
     /// Batch sizes, each measured in turn.
@@ -209,11 +237,11 @@ struct BenchDevice {
 
 /// The inputs every setting reads: games, their legal moves, observations
 /// and training samples, as many as the largest batch.
-struct BenchInputs {
-    games: Vec<Game>,
-    moves: Vec<MoveList>,
+struct BenchInputs<P: GamePosition> {
+    games: Vec<Game<P>>,
+    moves: Vec<Vec<P::Move>>,
     observations: Vec<Observation>,
-    samples: Vec<Sample>,
+    samples: Vec<Sample<P>>,
 }
 
 /// Measure every figure of `cfg`, reporting each through `report`; the
@@ -226,6 +254,15 @@ pub fn net_suite(
     if !(cfg.seconds > 0.0 && cfg.seconds <= 600.0) {
         return Err(format!("--seconds must be in (0, 600], got {}", cfg.seconds));
     }
+    crate::with_game!(cfg.game, P => net_suite_of::<P>(cfg, describe, report))
+}
+
+/// [`net_suite`] on the positions of `P`.
+fn net_suite_of<P: crate::run::RunGame>(
+    cfg: &NetBenchConfig,
+    describe: &mut dyn FnMut(&str, &str),
+    report: &mut (dyn FnMut(NetFigure) + Send),
+) -> Result<(), String> {
     let flex = Device::flex();
     flex.seed(1);
     let net = cfg.model.init(&flex);
@@ -246,7 +283,7 @@ pub fn net_suite(
     let im2col = cfg
         .ablation
         .then(|| NetEvaluator::with_fast(FastNet::with_algorithm(&net, ConvAlgorithm::Im2col)));
-    let inputs = bench_inputs(cfg);
+    let inputs = bench_inputs::<P>(cfg);
     for &threads in &cfg.threads {
         let pool = crate::util::thread_pool(threads)?;
         pool.install(|| {
@@ -269,10 +306,10 @@ struct Setting {
     batch: usize,
 }
 
-fn bench_inputs(cfg: &NetBenchConfig) -> BenchInputs {
+fn bench_inputs<P: crate::run::RunGame>(cfg: &NetBenchConfig) -> BenchInputs<P> {
     let max_batch = cfg.batches.iter().copied().max().unwrap_or(1);
-    let games = bench_games(max_batch, 1);
-    let moves: Vec<MoveList> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let games = bench_games_from(P::start(Default::default()), max_batch, 1);
+    let moves: Vec<Vec<P::Move>> = games.iter().map(|g| g.position().legal_moves()).collect();
     let observations = games
         .iter()
         .map(|g| Observation::of_game(g, cfg.model.inputs))
@@ -288,11 +325,11 @@ fn bench_inputs(cfg: &NetBenchConfig) -> BenchInputs {
 
 /// The forward passes at one setting: burn's (ablation), the fast path's,
 /// im2col's (ablation, CPU), and the search's evaluator.
-fn measure_inference(
+fn measure_inference<P: crate::run::RunGame>(
     cfg: &NetBenchConfig,
     d: &mut BenchDevice,
     im2col: Option<&NetEvaluator>,
-    inputs: &BenchInputs,
+    inputs: &BenchInputs<P>,
     at: Setting,
     report: &mut (dyn FnMut(NetFigure) + Send),
 ) {
@@ -329,7 +366,7 @@ fn measure_inference(
             "positions",
         );
     }
-    let requests: Vec<EvalRequest<'_>> = inputs.games[..b]
+    let requests: Vec<EvalRequest<'_, P>> = inputs.games[..b]
         .iter()
         .zip(&inputs.moves)
         .map(|(game, moves)| EvalRequest { game, moves })
@@ -340,10 +377,10 @@ fn measure_inference(
 
 /// The training step at one setting (batches of 16 or more): the
 /// hand-written one, and with the ablation burn's autodiff beside it.
-fn measure_training(
+fn measure_training<P: crate::run::RunGame>(
     cfg: &NetBenchConfig,
     d: &BenchDevice,
-    inputs: &BenchInputs,
+    inputs: &BenchInputs<P>,
     at: Setting,
     report: &mut (dyn FnMut(NetFigure) + Send),
 ) {
@@ -361,7 +398,7 @@ fn measure_training(
         params.fast_step = fast;
         let mut trainer = Trainer::new(cfg.model.clone(), params, d.device.burn().clone());
         let mut rng = rng_stream(1, "bench-train", 0);
-        let batch: Vec<&Sample> = inputs.samples[..at.batch].iter().collect();
+        let batch: Vec<&Sample<P>> = inputs.samples[..at.batch].iter().collect();
         let rate = per_second(cfg.seconds, || {
             trainer.train_step(&batch, &mut rng);
         });

@@ -6,9 +6,9 @@
 //! count, the counts interleaved over rounds so that figures of one run
 //! compare.
 
-use super::BENCH_FENS;
+use super::bench_positions;
 use crate::arena::{AlphaBeta, Limits, MctsPlayer, Player as _};
-use crate::game::{DrawRules, Game, Position, Variant};
+use crate::game::{DrawRules, Game, GameKind};
 use crate::mcts::SearchParams;
 use crate::net::{bench_games_from, Net, NetEvaluator};
 use crate::util::rng_stream;
@@ -18,6 +18,8 @@ use std::time::Instant;
 /// What the threads suite measures.
 #[derive(Clone)]
 pub struct ThreadsBenchConfig {
+    /// The game searched (the network must be one of its networks).
+    pub game: GameKind,
     /// The network player's network (its weights do not change the speed
     /// much; a trained one grows trees like those of play).
     pub net: Net,
@@ -54,7 +56,15 @@ pub fn threads_suite(cfg: &ThreadsBenchConfig, report: &mut dyn FnMut(ThreadsFig
     if cfg.threads.is_empty() || cfg.rounds == 0 || cfg.positions == 0 || cfg.depth == 0 {
         return Err("the threads suite needs thread counts, rounds, positions and a depth".into());
     }
-    let games = bench_games_from(Position::start(Variant::Standard), cfg.positions + 1, 1);
+    crate::with_game!(cfg.game, P => threads_of::<P>(cfg, report))
+}
+
+/// [`threads_suite`] in the game `P`.
+fn threads_of<P: crate::run::RunGame>(
+    cfg: &ThreadsBenchConfig,
+    report: &mut dyn FnMut(ThreadsFigure),
+) -> Result<(), String> {
+    let games = bench_games_from(P::start(Default::default()), cfg.positions + 1, 1);
     let mut pools = Vec::new();
     for &t in &cfg.threads {
         pools.push(match t {
@@ -65,7 +75,7 @@ pub fn threads_suite(cfg: &ThreadsBenchConfig, report: &mut dyn FnMut(ThreadsFig
     for round in 0..cfg.rounds {
         for (&threads, pool) in cfg.threads.iter().zip(&pools) {
             report(net_player_speed(cfg, &games, pool.clone(), threads, round));
-            report(alphabeta_speed(cfg.depth, threads, round)?);
+            report(alphabeta_speed::<P>(cfg.depth, threads, round)?);
         }
     }
     Ok(())
@@ -73,9 +83,9 @@ pub fn threads_suite(cfg: &ThreadsBenchConfig, report: &mut dyn FnMut(ThreadsFig
 
 /// The network player's searches of `games` (the last warms it up) on
 /// `pool`'s threads.
-fn net_player_speed(
+fn net_player_speed<P: crate::run::RunGame>(
     cfg: &ThreadsBenchConfig,
-    games: &[Game],
+    games: &[Game<P>],
     pool: Option<Arc<rayon::ThreadPool>>,
     threads: usize,
     round: usize,
@@ -104,16 +114,20 @@ fn net_player_speed(
 }
 
 /// Alpha-beta to `depth` from each bench position on `threads` threads.
-fn alphabeta_speed(depth: u32, threads: usize, round: usize) -> Result<ThreadsFigure, String> {
+fn alphabeta_speed<P: crate::run::RunGame>(
+    depth: u32,
+    threads: usize,
+    round: usize,
+) -> Result<ThreadsFigure, String> {
     let limits = Limits {
         depth: Some(depth),
         ..Default::default()
     };
     let (mut nodes, mut seconds) = (0u64, 0.0f64);
-    for (fen, _) in BENCH_FENS {
-        let pos = Position::from_fen(fen, Variant::Standard).map_err(|e| e.to_string())?;
+    let positions = bench_positions::<P>()?;
+    for &(pos, _, _) in &positions {
         let game = Game::new(pos, DrawRules::default());
-        let mut ab = AlphaBeta::<Position>::new("bench".into(), limits).with_threads(threads);
+        let mut ab = AlphaBeta::<P>::new("bench".into(), limits).with_threads(threads);
         let t = Instant::now();
         ab.search(&game);
         seconds += t.elapsed().as_secs_f64();
@@ -125,6 +139,6 @@ fn alphabeta_speed(depth: u32, threads: usize, round: usize) -> Result<ThreadsFi
         round,
         per_second: nodes as f64 / seconds,
         unit: "nodes",
-        seconds_per_search: seconds / BENCH_FENS.len() as f64,
+        seconds_per_search: seconds / positions.len() as f64,
     })
 }

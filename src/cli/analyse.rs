@@ -21,9 +21,8 @@ pub struct AnalyseArgs {
     /// Position in FEN (default: the variant's start position).
     #[arg(long)]
     pub fen: Option<String>,
-    /// The game: damone, italian or dameo; default: the player network's game,
-    /// else damone.
-    #[arg(long, value_name = "damone|italian|dameo")]
+    /// The game; default: the player network's game, else the first game.
+    #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]

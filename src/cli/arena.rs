@@ -31,9 +31,8 @@ pub struct ArenaOpts {
     /// with both colours, in order, cycling (replaces --opening-plies).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// The game: damone, italian or dameo; default: the network players' game,
-    /// else damone.
-    #[arg(long, value_name = "damone|italian|dameo")]
+    /// The game; default: the network players' game, else the first game.
+    #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]

@@ -14,9 +14,8 @@ pub struct EngineArgs {
     /// spec (net:PATH, mcts:sims=N, alphabeta:depth=N, random).
     #[arg(long, default_value = "alphabeta:depth=6")]
     pub player: String,
-    /// The game: damone, italian or dameo; default: the player network's game,
-    /// else damone.
-    #[arg(long, value_name = "damone|italian|dameo")]
+    /// The game; default: the player network's game, else the first game.
+    #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
     /// Rules variant for `position startpos` and FENs: standard, or for
     /// Damone damone-hunt or three-damas.

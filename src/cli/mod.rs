@@ -136,9 +136,48 @@ impl DeviceOpt {
 /// The `--game` option of the commands that start from no file.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GameOpt {
-    /// The game: damone (the default), italian (Italian draughts) or dameo.
-    #[arg(long, default_value = "damone", value_name = "damone|italian|dameo")]
+    /// The game.
+    #[arg(long, default_value = damone::game::GameKind::default().name(), value_parser = game_arg())]
     pub game: damone::game::GameKind,
+}
+
+/// The values of every `--game` option: the registered games' names,
+/// which `--help` lists and a wrong name's error names.
+pub fn game_arg() -> GameArg {
+    GameArg
+}
+
+/// The parser of [`game_arg`].
+#[derive(Clone, Copy, Debug)]
+pub struct GameArg;
+
+impl clap::builder::TypedValueParser for GameArg {
+    type Value = damone::game::GameKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<Self::Value, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e: damone::game::UnknownGame| {
+            let name = arg.map_or_else(|| "--game".to_string(), |a| a.to_string());
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{name}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            damone::game::GAME_NAMES
+                .iter()
+                .map(|name| clap::builder::PossibleValue::new(*name)),
+        ))
+    }
 }
 
 pub use damone::util::{clip, next_line};

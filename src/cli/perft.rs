@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use damone::bench::{alphabeta_suite, mcts_suite, net_suite, perft_suite, NetBenchConfig};
 use damone::game::interface::setup_or_start;
-use damone::game::italian::perft_paths;
+use damone::game::perft::games_counting_paths;
 use damone::game::{divide, perft as count, DrawRules, Game, GameKind, GamePosition};
 use std::time::Instant;
 
@@ -61,8 +61,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     repeat: u32,
     /// `--suite threads`: the network player (a player file or a
-    /// checkpoint or run folder of Damone; default: a fresh network of
-    /// `--config`'s model).
+    /// checkpoint or run folder, of any game; default: a fresh network of
+    /// `--config`'s model and game).
     #[arg(long)]
     player: Option<std::path::PathBuf>,
     /// `--suite threads`: the network player's simulations per move.
@@ -71,7 +71,8 @@ pub struct BenchArgs {
     /// Batch sizes for `--suite net`, comma-separated (e.g. 1,16,64,256).
     #[arg(long, default_value = "256", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4096))]
     batch: Vec<u32>,
-    /// Model config for `--suite net` (default: the embedded default config).
+    /// Config for `--suite net` and `threads`: its model, and its game whose
+    /// positions are measured (default: the embedded default config).
     #[arg(long)]
     config: Option<std::path::PathBuf>,
     /// Thread counts for `--suite net` (default: all cores) and `--suite
@@ -121,16 +122,15 @@ pub fn perft(a: PerftArgs) -> Result<()> {
     if a.depth > 30 {
         bail!("--depth {} is too deep (at most 30)", a.depth);
     }
-    if a.paths {
-        if a.game.game != GameKind::Italian {
-            bail!("--paths counts Italian capture paths: use it with --game italian");
-        }
-        let pos = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
-        return print_perft(&pos, &a, perft_paths);
-    }
     damone::with_game!(a.game.game, P => {
         let pos: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
-        print_perft(&pos, &a, count::<P>)
+        if !a.paths {
+            return print_perft(&pos, &a, count::<P>);
+        }
+        if <P as GamePosition>::perft_paths(&pos, 0).is_none() {
+            bail!("--paths counts capture paths apart, which {} counts do not: use it with --game {}", a.game.game, join_games(&games_counting_paths()));
+        }
+        print_perft(&pos, &a, |p: &P, depth| <P as GamePosition>::perft_paths(p, depth).unwrap_or(0))
     })
 }
 
@@ -202,6 +202,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
         a.threads.iter().map(|&t| t as usize).collect()
     };
     let suite = NetBenchConfig {
+        game: cfg.game,
         model: cfg.model.clone(),
         train: cfg.train.clone(),
         batches: a.batch.iter().map(|&b| b as usize).collect(),
@@ -239,23 +240,16 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
 /// time to depth at each thread count.
 fn bench_threads(a: &BenchArgs) -> Result<()> {
     let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
-    let (net, params) = match &a.player {
+    let (game, net, params) = match &a.player {
         Some(path) => {
             let loaded = damone::player::LoadedNet::load(path)?;
-            if loaded.header.game != damone::game::GameKind::Damone {
-                bail!(
-                    "{} plays {}: the threads suite measures Damone players",
-                    path.display(),
-                    loaded.header.game
-                );
-            }
             let params = loaded.header.search.for_play(a.sims);
-            (loaded.net, params)
+            (loaded.header.game, loaded.net, params)
         }
         None => {
             let device = burn::tensor::Device::flex();
             device.seed(1);
-            (cfg.model.init(&device), cfg.search.for_play(a.sims))
+            (cfg.game, cfg.model.init(&device), cfg.search.for_play(a.sims))
         }
     };
     if a.sims == 0 {
@@ -267,6 +261,7 @@ fn bench_threads(a: &BenchArgs) -> Result<()> {
         a.threads.iter().map(|&t| t as usize).collect()
     };
     let suite = damone::bench::threads::ThreadsBenchConfig {
+        game,
         net,
         params,
         threads,
@@ -319,24 +314,30 @@ fn bench_learned(a: &BenchArgs) -> Result<()> {
     .map_err(anyhow::Error::msg)
 }
 
-/// Prints alpha-beta nodes/s and MCTS simulations/s.
+/// Prints alpha-beta nodes/s and MCTS simulations/s, per game.
 fn bench_search() -> Result<()> {
-    let (mut nodes, mut secs) = (0u64, 0.0f64);
-    for f in alphabeta_suite().map_err(anyhow::Error::msg)? {
+    let figures = alphabeta_suite().map_err(anyhow::Error::msg)?;
+    for f in &figures {
         println!(
-            "alphabeta depth 9 {}: nodes {} seconds {:.3} nodes/s {:.0}",
+            "alphabeta {} depth {} {}: nodes {} seconds {:.3} nodes/s {:.0}",
+            f.game,
+            f.depth,
             f.fen,
             f.nodes,
             f.seconds,
             f.nodes as f64 / f.seconds
         );
-        nodes += f.nodes;
-        secs += f.seconds;
     }
-    println!("alphabeta total nodes/s {:.0}", nodes as f64 / secs);
+    for game in GameKind::ALL {
+        let of_game = figures.iter().filter(|f| f.game == game);
+        let nodes: u64 = of_game.clone().map(|f| f.nodes).sum();
+        let secs: f64 = of_game.map(|f| f.seconds).sum();
+        println!("alphabeta {game} total nodes/s {:.0}", nodes as f64 / secs);
+    }
     for f in mcts_suite() {
         println!(
-            "mcts {:?} zero-value evaluator: {} simulations in {:.3} s = {:.0} simulations/s ({} nodes)",
+            "mcts {} {:?} zero-value evaluator: {} simulations in {:.3} s = {:.0} simulations/s ({} nodes)",
+            f.game,
             f.algorithm,
             f.simulations,
             f.seconds,
@@ -371,4 +372,14 @@ fn bench_perft(a: &BenchArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Game names joined for a message: `a`, `a or b`, `a, b or c`.
+fn join_games(games: &[GameKind]) -> String {
+    let names: Vec<&str> = games.iter().map(|g| g.name()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }

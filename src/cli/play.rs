@@ -24,9 +24,8 @@ pub struct PlayArgs {
     /// Your colour: white or black.
     #[arg(long, default_value = "white")]
     pub color: String,
-    /// The game: damone, italian or dameo; default: the opponent network's game,
-    /// else damone.
-    #[arg(long, value_name = "damone|italian|dameo")]
+    /// The game; default: the opponent network's game, else the first game.
+    #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
     /// Rules variant: standard, or for Damone damone-hunt or three-damas.
     #[arg(long, default_value = "standard")]

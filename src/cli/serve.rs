@@ -12,8 +12,8 @@ pub struct ServeArgs {
     /// A run folder (checkpoints/<run>) to watch and to take opponents from.
     #[arg(long)]
     pub run: Option<PathBuf>,
-    /// The game: damone, italian or dameo; default: the run's game, else damone.
-    #[arg(long, value_name = "damone|italian|dameo")]
+    /// The game; default: the run's game, else the first game.
+    #[arg(long, value_parser = super::game_arg())]
     pub game: Option<damone::game::GameKind>,
     /// A folder of exported player files (*.dmp) of the game to offer as
     /// opponents.

@@ -1,13 +1,14 @@
 //! `damone tablebase build | probe | verify | grade | convert`.
 
-use super::progress_bar;
+use super::{progress_bar, GameOpt};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
-use damone::game::{GameKind, Position, Variant};
+use damone::game::interface::setup_or_start;
 use damone::player::endgames::{play_won_positions, won_positions};
 use damone::player::grade::{grade, replay_positions, uniform_positions, GradeRow};
 use damone::player::LoadedNet;
-use damone::tablebase::{build, verify, BuildOptions, TableReport, Tablebase};
+use damone::run::RunGame;
+use damone::tablebase::{build, game_of_tables, verify, BuildOptions, TableReport, Tablebase};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -19,8 +20,9 @@ pub struct TablebaseArgs {
 
 #[derive(Subcommand, Debug)]
 enum TablebaseCommand {
-    /// Build every table of 2 up to N pieces (tables already in the folder
-    /// are kept).
+    /// Build every table of 2 up to N pieces of a game (tables already in
+    /// the folder are kept). The other commands read the game from the
+    /// folder's tables.
     Build(BuildArgs),
     /// The exact value of a position, and of each of its moves.
     Probe(ProbeArgs),
@@ -37,14 +39,17 @@ enum TablebaseCommand {
 /// The folder of the tables, and how they are opened.
 #[derive(Args, Debug)]
 struct DirOpt {
-    /// Folder holding the tables (`<balance>.dtb` files).
+    /// Folder holding one game's tables (`<balance>.dtb` files).
     #[arg(long, default_value = "tablebases")]
     dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
 struct BuildArgs {
-    /// Most pieces on the board, 2 to 5 (up to 4: 48 MB; 5 adds 1.9 GB).
+    #[command(flatten)]
+    game: GameOpt,
+    /// Most pieces on the board, 2 to 5 (Damone's up to 4: 48 MB; 5 adds
+    /// 1.9 GB; docs/tablebases.md has each game's sizes).
     #[arg(long, default_value_t = 4)]
     pieces: u32,
     #[command(flatten)]
@@ -60,12 +65,14 @@ struct BuildArgs {
 
 #[derive(Args, Debug)]
 struct ProbeArgs {
-    /// The position, as a setup string (standard Damone).
+    /// The position, as a setup string of the tables' game (standard
+    /// variant).
     #[arg(long)]
     fen: String,
-    /// Plies already played without a capture or a promotion.
-    #[arg(long, default_value_t = 0)]
-    counter: u16,
+    /// Plies already played without a capture or a promotion (default:
+    /// the setup string's own counter, else 0).
+    #[arg(long)]
+    counter: Option<u16>,
     #[command(flatten)]
     dir: DirOpt,
     /// Memory-map the tables instead of reading them into memory.
@@ -151,7 +158,11 @@ fn run_convert(a: ConvertArgs) -> Result<()> {
     if a.positions == 0 {
         bail!("--positions must be at least 1");
     }
-    let tb = Tablebase::open(&a.dir.dir, false)?;
+    damone::with_game!(game_of_tables(&a.dir.dir)?, P => convert::<P>(&a))
+}
+
+fn convert<P: RunGame>(a: &ConvertArgs) -> Result<()> {
+    let tb = Tablebase::<P>::open(&a.dir.dir, false)?;
     let positions = won_positions(&tb, a.pieces, a.positions, a.seed);
     if positions.len() < a.positions {
         bail!(
@@ -162,11 +173,10 @@ fn run_convert(a: ConvertArgs) -> Result<()> {
         );
     }
     let open = |spec: &str| -> Result<_> {
-        if damone::player::game_of_players([spec], Some(GameKind::Damone)).is_err() {
-            bail!("{spec} is not a Damone player; the tables are Damone's");
+        if damone::player::game_of_players([spec], Some(P::KIND)).is_err() {
+            bail!("{spec} is not a {} player; the tables are {}'s", P::KIND, P::KIND);
         }
-        damone::player::factory::<Position>(spec)
-            .map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
+        damone::player::factory::<P>(spec).map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
     };
     let players = [open(&a.player)?, open(&a.opponent)?];
     let pb = progress_bar(positions.len() as u64, "won positions", a.quiet);
@@ -191,13 +201,18 @@ fn run_convert(a: ConvertArgs) -> Result<()> {
 }
 
 fn run_grade(a: GradeArgs) -> Result<()> {
-    let tb = Tablebase::open(&a.dir.dir, false)?;
+    damone::with_game!(game_of_tables(&a.dir.dir)?, P => grade_net::<P>(&a))
+}
+
+fn grade_net<P: RunGame>(a: &GradeArgs) -> Result<()> {
+    let tb = Tablebase::<P>::open(&a.dir.dir, false)?;
     let net = LoadedNet::load(&a.player)?;
-    if net.header.game != GameKind::Damone {
+    if net.header.game != P::KIND {
         bail!(
-            "{} plays {}; the tables are Damone's",
+            "{} plays {}; the tables are {}'s",
             a.player.display(),
-            net.header.game
+            net.header.game,
+            P::KIND
         );
     }
     let reached = match &a.selfplay {
@@ -249,6 +264,10 @@ fn print_grade(what: &str, rows: &[GradeRow], sims: u32) {
 }
 
 fn run_build(a: BuildArgs) -> Result<()> {
+    damone::with_game!(a.game.game, P => build_tables::<P>(&a))
+}
+
+fn build_tables<P: RunGame>(a: &BuildArgs) -> Result<()> {
     let opts = BuildOptions {
         max_pieces: a.pieces,
         limit: a.no_progress_plies,
@@ -257,7 +276,7 @@ fn run_build(a: BuildArgs) -> Result<()> {
     let t = Instant::now();
     let pb = progress_bar(0, "tables", a.quiet);
     let mut reports: Vec<TableReport> = Vec::new();
-    build(&opts, &mut |r, done, total| {
+    build::<P>(&opts, &mut |r, done, total| {
         pb.set_length(total as u64);
         pb.set_position(done as u64);
         pb.suspend(|| println!("{}", table_line(r)));
@@ -267,8 +286,9 @@ fn run_build(a: BuildArgs) -> Result<()> {
     let bytes: u64 = reports.iter().map(|r| r.file_bytes).sum();
     let positions: u64 = reports.iter().map(|r| r.positions).sum();
     println!(
-        "{} tables of up to {} pieces in {}: {positions} positions, {:.1} MB, {:.1} s",
+        "{} {} tables of up to {} pieces in {}: {positions} positions, {:.1} MB, {:.1} s",
         reports.len(),
+        P::KIND,
         a.pieces,
         a.dir.dir.display(),
         bytes as f64 / 1e6,
@@ -282,7 +302,7 @@ fn table_line(r: &TableReport) -> String {
     let share = |n: u64| 100.0 * n as f64 / r.positions.max(1) as f64;
     format!(
         "{:<8} {:>10} positions  win {:5.1}%  draw {:5.1}%  loss {:5.1}%  longest {:>3} plies  {}",
-        r.material.name(),
+        r.name,
         r.positions,
         share(r.wins),
         share(r.draws),
@@ -297,32 +317,39 @@ fn table_line(r: &TableReport) -> String {
 }
 
 fn run_probe(a: ProbeArgs) -> Result<()> {
-    let mut pos = Position::from_fen(&a.fen, Variant::Standard)?;
-    let tb = Tablebase::open(&a.dir.dir, a.mmap)?;
-    if a.counter > tb.limit() {
+    damone::with_game!(game_of_tables(&a.dir.dir)?, P => probe::<P>(&a))
+}
+
+fn probe<P: RunGame>(a: &ProbeArgs) -> Result<()> {
+    let pos: P = setup_or_start(Some(&a.fen), "standard").map_err(anyhow::Error::msg)?;
+    let tb = Tablebase::<P>::open(&a.dir.dir, a.mmap)?;
+    let counter = a.counter.unwrap_or(pos.no_progress());
+    if counter > tb.limit() {
         bail!(
-            "--counter {} is past the tables' no-progress limit of {} plies (the game is drawn)",
-            a.counter,
+            "a no-progress counter of {counter} is past the tables' no-progress limit of {} plies (the game is drawn)",
             tb.limit()
         );
     }
-    pos.set_no_progress(a.counter);
-    let Some(value) = tb.probe(&pos) else {
+    let Some(value) = tb.probe_at(&pos, counter) else {
         bail!(
             "no table covers {} (the folder holds every balance of up to {} pieces)",
-            pos.to_fen(),
+            pos.to_setup(),
             tb.max_pieces()
         );
     };
     println!("{value}");
-    for (m, v) in tb.move_values(&pos).unwrap_or_default() {
-        println!("{m} {v}");
+    for (m, v) in tb.move_values_at(&pos, counter).unwrap_or_default() {
+        println!("{} {v}", pos.move_text(&m));
     }
     Ok(())
 }
 
 fn run_verify(a: VerifyArgs) -> Result<()> {
-    let tb = Tablebase::open(&a.dir.dir, a.mmap)?;
+    damone::with_game!(game_of_tables(&a.dir.dir)?, P => verify_tables::<P>(&a))
+}
+
+fn verify_tables<P: RunGame>(a: &VerifyArgs) -> Result<()> {
+    let tb = Tablebase::<P>::open(&a.dir.dir, a.mmap)?;
     let t = Instant::now();
     let pb = progress_bar(0, "tables", a.quiet);
     let report = verify(&tb, &mut |_, done, total| {

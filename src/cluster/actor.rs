@@ -216,7 +216,7 @@ impl<'s, P: RunGame> Actor<'s, P> {
         sp_cfg.games_per_iteration = cfg.dist.games_per_shard;
         let stream = (opts.index as u64) << 32 | nonce as u64;
         let seed = rng_stream(cfg.seed, "actor", stream).random();
-        let variant = P::variant_named(cfg.variant.name()).map_err(DistError::Config)?;
+        let variant = P::variant_named(&cfg.variant).map_err(DistError::Config)?;
         let mut selfplay = SelfPlay::new(&sp_cfg, P::start(variant), cfg.rules, seed);
         selfplay.keep_finished_games();
         // The run's folder of tables, on this machine.

@@ -15,42 +15,10 @@
 //! `u64` board and its own move type; see ARCHITECTURE.md.
 
 use super::record::Outcome;
+pub use super::registry::{GameKind, UnknownGame, GAME_NAMES};
 use super::types::Color;
 use std::fmt;
 use std::hash::Hash;
-use std::str::FromStr;
-
-/// The games damone plays, by the name configs and `--game` use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GameKind {
-    /// Damone, the three-rank variant (docs/rules.md).
-    #[default]
-    Damone,
-    /// Italian draughts as the Italian federation plays it
-    /// (docs/rules-italian.md).
-    Italian,
-    /// Dameo, Christian Freeling's game on all 64 squares
-    /// (docs/rules-dameo.md).
-    Dameo,
-}
-
-/// Names accepted by [`GameKind::from_str`], in display order.
-pub const GAME_NAMES: [&str; 3] = ["damone", "italian", "dameo"];
-
-impl GameKind {
-    /// Every game, in display order.
-    pub const ALL: [GameKind; 3] = [GameKind::Damone, GameKind::Italian, GameKind::Dameo];
-
-    /// The name used in configs, files and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Damone => "damone",
-            GameKind::Italian => "italian",
-            GameKind::Dameo => "dameo",
-        }
-    }
-}
 
 impl GameKind {
     /// The game a file's variant byte belongs to
@@ -94,29 +62,6 @@ pub fn parse_stored_variant<P: GamePosition>(text: &str) -> Result<P::Variant, S
     P::variant_named(name)
 }
 
-impl fmt::Display for GameKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An unknown game name.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game '{0}' (expected one of: damone, italian, dameo)")]
-pub struct UnknownGame(pub String);
-
-impl FromStr for GameKind {
-    type Err = UnknownGame;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "damone" => Ok(GameKind::Damone),
-            "italian" => Ok(GameKind::Italian),
-            "dameo" => Ok(GameKind::Dameo),
-            other => Err(UnknownGame(other.to_string())),
-        }
-    }
-}
-
 /// A position of one game, with everything the layers above need.
 ///
 /// Moves are generated into a caller's buffer (no allocation per node) and
@@ -147,6 +92,12 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// The variant of this name (every game has `standard`); the error is
     /// one line naming the game's variants.
     fn variant_named(name: &str) -> Result<Self::Variant, String>;
+    /// The name of a variant in a PDN record's `Variant` tag (the game's
+    /// name unless it has variants to tell apart).
+    fn pdn_variant(variant: Self::Variant) -> String {
+        let _ = variant;
+        Self::KIND.name().to_string()
+    }
     /// The start position of a variant.
     fn start(variant: Self::Variant) -> Self;
     /// The position a setup string describes (each game's FEN-like notation).
@@ -183,6 +134,14 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     fn has_moves(&self, scratch: &mut Vec<Self::Move>) -> bool {
         self.count_moves(scratch) > 0
     }
+    /// Perft counting each capture path apart, where the game's published
+    /// counts do (Italian draughts: a capture that takes the same pieces
+    /// along two paths counts twice); None for a game whose counts tell
+    /// moves apart by start, end and captured pieces only (the default).
+    fn perft_paths(&self, depth: u32) -> Option<u64> {
+        let _ = depth;
+        None
+    }
     /// True when the side to move has a capture (the tactical check
     /// follows capture exchanges to their end).
     fn has_capture(&self) -> bool;
@@ -214,8 +173,13 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// `c`'s material in conventional units (a man is 100): the baseline
     /// evaluation and the tactical check count material this way.
     fn material(&self, c: Color) -> i32;
-    /// A multi-line board diagram for the terminal.
-    fn diagram(&self) -> String;
+
+    /// The positions `damone bench` measures: setup strings of the
+    /// standard variant (the start and a few middle games or endings),
+    /// each with the plies its perft is counted deeper (or, negative,
+    /// shallower) than the depth asked, so that each takes about as long
+    /// as a Damone position at that depth.
+    const BENCH_SETUPS: &'static [(&'static str, i32)];
 
     /// The game's kinds of piece, lowest first (for boards and legends).
     const PIECE_KINDS: &'static [&'static str];
@@ -242,41 +206,6 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// then each landing cell of a capture or the end of a step (file and
     /// rank 0-based from a1).
     fn move_path(m: &Self::Move) -> Vec<(i32, i32)>;
-}
-
-/// Run `$body` with `$P` bound to the position type of the game `$kind`:
-/// the one place a game's name becomes its type, so that the code inside
-/// is monomorphised per game.
-///
-/// Inside, call the trait's functions by the trait (`<P as
-/// GamePosition>::start`): a game's own inherent function of the same name
-/// comes first otherwise.
-///
-/// ```
-/// use damone::game::{perft, GameKind, GamePosition};
-/// let start = |kind| damone::with_game!(kind, P => perft(&<P as GamePosition>::start(Default::default()), 2));
-/// assert_eq!(start(GameKind::Damone), 64);
-/// assert_eq!(start(GameKind::Italian), 49);
-/// assert_eq!(start(GameKind::Dameo), 52 * 52);
-/// ```
-#[macro_export]
-macro_rules! with_game {
-    ($kind:expr, $P:ident => $body:expr) => {
-        match $kind {
-            $crate::game::GameKind::Damone => {
-                type $P = $crate::game::Position;
-                $body
-            }
-            $crate::game::GameKind::Italian => {
-                type $P = $crate::game::italian::Position;
-                $body
-            }
-            $crate::game::GameKind::Dameo => {
-                type $P = $crate::game::dameo::Position;
-                $body
-            }
-        }
-    };
 }
 
 /// The position a setup string gives (or the variant's start without one),

@@ -1,11 +1,12 @@
-//! The rules engines behind one game interface ([`GamePosition`], chosen
-//! by [`GameKind`]): Damone at this module's root, Italian draughts in
-//! [`italian`] and Dameo in [`dameo`].
-//!
-//! The Damone rules engine: squares and bitboards, pieces with three ranks,
-//! legal move generation (compulsory maximal capture with the precedence
-//! order of docs/rules.md), promotion, Zobrist hashing, repetition and draw
-//! counters, outcomes, variants, FEN/move/PDN notation and perft.
+//! The games behind one interface ([`GamePosition`], chosen by
+//! [`GameKind`]): each game is a folder ([`damone`], [`italian`],
+//! [`dameo`]) with its rules, notation and setup strings; the modules at
+//! this level are what the games share: the interface, game records and
+//! draw rules ([`record`]), setup-string fields, notation helpers and PDN,
+//! perft, plain-text boards, the 32-square geometry and colours
+//! ([`types`]), and the traits a game implements for the layers above:
+//! the grid the network and the learned evaluation read ([`grid`]) and
+//! the alpha-beta baseline's evaluation ([`baseline`]).
 //!
 //! Depends on `util` only for clipping quoted input in error messages,
 //! besides `std` and the `serde`/`thiserror` derives; no other module.
@@ -31,26 +32,32 @@ macro_rules! move_identity {
 }
 pub(crate) use move_identity;
 
+pub mod baseline;
 pub mod board_text;
 pub mod dameo;
-mod damone_game;
-pub mod fen;
+mod damone;
+pub mod grid;
 pub mod interface;
 pub mod italian;
 pub mod notation;
 pub mod perft;
-pub mod position;
 pub mod record;
+pub mod registry;
 pub mod setup;
+pub mod tables;
 pub mod types;
-pub mod variant;
 
-pub use fen::ParseFenError;
-pub use interface::{GameKind, GamePosition, UnknownGame, GAME_NAMES};
-pub use notation::{parse_move, to_pdn, ParseMoveError, PdnHeaders};
+pub use baseline::Baseline;
+pub use damone::{
+    parse_move, Move, MoveList, ParseFenError, Piece, Position, Rank, UnknownVariant, Variant, MAX_JUMPS,
+    VARIANT_NAMES,
+};
+pub use grid::{Board, BoardCells};
+pub use interface::GamePosition;
+pub use notation::{to_pdn, ParseMoveError, PdnHeaders};
 pub use perft::{divide, perft};
-pub use position::{IllegalMove, Move, MoveList, Position, MAX_JUMPS};
-pub use record::{DrawRules, EndReason, Game, Outcome};
+pub use record::{DrawRules, EndReason, Game, IllegalMove, Outcome};
+pub use registry::{GameKind, UnknownGame, GAME_COUNT, GAME_NAMES};
 pub use setup::SetupFieldsError;
-pub use types::{Bitboard, Color, Dir, Piece, Rank, Square};
-pub use variant::{UnknownVariant, Variant, VARIANT_NAMES};
+pub use tables::TableGame;
+pub use types::{Bitboard, Color, Dir, Square};

@@ -1,9 +1,10 @@
-//! Move notation (`f3-e4`, `e4xg6xe8`) and PDN export of whole games.
+//! What every game's move notation shares (the error of a refused move,
+//! the splitting of a move's text into its squares) and PDN export of
+//! whole games.
 
-use super::interface::{GameKind, GamePosition};
-use super::position::{Move, Position};
+use super::interface::GamePosition;
 use super::record::{Game, Outcome};
-use super::types::*;
+use super::types::Color;
 
 /// Why a move string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,51 +34,6 @@ pub(crate) fn move_tokens(t: &str) -> Result<(bool, Vec<&str>), ParseMoveError> 
         return Err(syntax("a step has exactly two squares"));
     }
     Ok((is_capture, parts))
-}
-
-/// Parse a move written as `f3-e4`, `e4xg6xe8` or `e4xe8` (start and end of
-/// a capture, when that is unambiguous) and match it against the legal moves.
-/// A capture path given in full may be any path with the same captured set.
-pub fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
-    let t = text.trim();
-    let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
-    let (is_capture, parts) = move_tokens(t)?;
-    let mut sqs = Vec::with_capacity(parts.len());
-    for p in &parts {
-        let (f, r) = parse_coords(p).ok_or_else(|| syntax(&format!("'{p}' is not a square")))?;
-        sqs.push(Square::from_coords(f, r).ok_or_else(|| syntax(&format!("'{p}' is a light square")))?);
-    }
-    let legal = pos.legal_moves();
-    let names = || legal.iter().map(|m| m.to_string()).collect::<Vec<_>>();
-    let from = sqs[0];
-    let to = *sqs.last().unwrap();
-    let mut captured_from_path = None;
-    if is_capture && sqs.len() > 2 {
-        let mut cap = 0;
-        for w in sqs.windows(2) {
-            let (df, dr) = (w[1].file() - w[0].file(), w[1].rank() - w[0].rank());
-            if df.abs() != 2 || dr.abs() != 2 {
-                return Err(ParseMoveError::Illegal(t.to_string(), names()));
-            }
-            let mid = Square::from_coords(w[0].file() + df / 2, w[0].rank() + dr / 2)
-                .ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?;
-            cap |= mid.bb();
-        }
-        captured_from_path = Some(cap);
-    }
-    let cands: Vec<&Move> = legal
-        .iter()
-        .filter(|m| m.from() == from && m.to() == to && m.is_capture() == is_capture)
-        .filter(|m| captured_from_path.is_none_or(|c| m.captured() == c))
-        .collect();
-    match cands.len() {
-        0 => Err(ParseMoveError::Illegal(t.to_string(), names())),
-        1 => Ok(*cands[0]),
-        _ => Err(ParseMoveError::Ambiguous(
-            t.to_string(),
-            cands.iter().map(|m| m.to_string()).collect(),
-        )),
-    }
 }
 
 /// Headers for a PDN game record.
@@ -123,11 +79,7 @@ pub fn to_pdn<P: GamePosition>(game: &Game<P>, outcome: Option<&Outcome>, h: &Pd
     }
     let start = game.start();
     let variant = start.variant();
-    let name = match P::KIND {
-        GameKind::Damone => format!("damone-{}", P::variant_name(variant)),
-        kind => kind.name().to_string(),
-    };
-    out.push_str(&format!("[Variant \"{name}\"]\n"));
+    out.push_str(&format!("[Variant \"{}\"]\n", P::pdn_variant(variant)));
     if *start != P::start(variant) {
         out.push_str("[SetUp \"1\"]\n");
         out.push_str(&format!("[FEN \"{}\"]\n", start.to_setup()));

@@ -5,6 +5,7 @@
 //! (Damone's `damone-hunt` when a side has lost all its Damones).
 
 use super::interface::GamePosition;
+use super::registry::GameKind;
 
 /// Number of leaf nodes `depth` plies below `pos`.
 pub fn perft<P: GamePosition>(pos: &P, depth: u32) -> u64 {
@@ -45,4 +46,18 @@ pub fn divide<P: GamePosition>(pos: &P, depth: u32) -> Vec<(String, u64)> {
             (pos.move_text(m), leaves)
         })
         .collect()
+}
+
+/// The games whose perft counts capture paths apart
+/// ([`GamePosition::perft_paths`]).
+pub fn games_counting_paths() -> Vec<GameKind> {
+    GameKind::ALL
+        .into_iter()
+        .filter(|&kind| crate::with_game!(kind, P => counts_paths::<P>()))
+        .collect()
+}
+
+/// Whether `P`'s perft counts capture paths apart.
+fn counts_paths<P: GamePosition>() -> bool {
+    P::start(P::Variant::default()).perft_paths(0).is_some()
 }

@@ -3,10 +3,9 @@
 //! give first such as lost Damones in `damone-hunt`, repetition, the
 //! no-progress limit, the length cap).
 
+use super::damone::{Position, Variant};
 use super::interface::GamePosition;
-use super::position::{IllegalMove, Position};
 use super::types::Color;
-use super::variant::Variant;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -111,6 +110,14 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", self.pdn_result(), self.reason.name())
     }
+}
+
+/// A move that is not legal in the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {mv} in position {fen}")]
+pub struct IllegalMove {
+    pub mv: String,
+    pub fen: String,
 }
 
 /// A game of any [`GamePosition`]: start position, moves played, current

@@ -2,7 +2,7 @@
 //! the side to move, then a `W` and a `B` field with each side's pieces,
 //! then an optional `H<plies>` counter last, joined by `:`
 //! (`W:W21,K5:B1,2:H3`). Each game reads its own piece lists
-//! ([`crate::game::fen`], the `notation` modules of `italian` and `dameo`).
+//! (each game folder's setup reader).
 
 use super::types::Color;
 

@@ -1,5 +1,6 @@
-//! Basic vocabulary of the rules engine: squares, bitboards, colours, ranks,
-//! pieces and diagonal directions.
+//! The vocabulary the games share: colours, and the 32 dark squares of the
+//! 8x8 board (squares, bitboards, diagonal directions) that Damone and
+//! Italian draughts play on; the piece of a game of men and kings.
 //!
 //! The 32 dark squares are numbered `rank * 4 + file / 2` (a square is dark iff
 //! `file + rank` is odd, so h1 and a8 are dark). A [`Bitboard`] is a `u32` with
@@ -50,40 +51,12 @@ impl Color {
     }
 }
 
-/// Rank of a piece, ordered from lowest to highest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rank {
-    /// Rank 1: moves and captures forward and sideways only; takes only Pedine.
-    Pedina = 0,
-    /// Rank 2: moves in all four diagonal directions; takes Damas and Pedine.
-    Dama = 1,
-    /// Rank 3 (also Imperatore): all four directions; takes anything.
-    Damone = 2,
-}
-
-impl Rank {
-    /// All ranks from lowest to highest.
-    pub const ALL: [Rank; 3] = [Rank::Pedina, Rank::Dama, Rank::Damone];
-    /// 0, 1 or 2.
-    #[inline]
-    pub fn index(self) -> usize {
-        self as usize
-    }
-    /// FEN prefix: `""`, `"D"` or `"I"`.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            Rank::Pedina => "",
-            Rank::Dama => "D",
-            Rank::Damone => "I",
-        }
-    }
-}
-
-/// A piece: a colour and a rank.
+/// A piece of a game of men and kings (Italian draughts, Dameo): a man
+/// or a king of a colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Piece {
+pub struct DraughtsPiece {
     pub color: Color,
-    pub rank: Rank,
+    pub king: bool,
 }
 
 /// One of the 32 dark squares, by index `rank * 4 + file / 2`.
@@ -223,13 +196,6 @@ impl Dir {
         match color {
             Color::White => Dir::NW,
             Color::Black => Dir::SE,
-        }
-    }
-    /// Bit mask (over `Dir as u8`) of the directions a piece may move and capture in.
-    pub const fn mask_for(color: Color, rank: Rank) -> u8 {
-        match rank {
-            Rank::Pedina => (1 << Dir::forward(color) as u8) | (1 << Dir::NE as u8) | (1 << Dir::SW as u8),
-            _ => 0b1111,
         }
     }
 }

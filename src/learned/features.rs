@@ -92,7 +92,7 @@ pub fn reflect(planes: &Planes) -> Planes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
+    use crate::game::{GamePosition, Position};
 
     #[test]
     fn views_mirror_each_other() {

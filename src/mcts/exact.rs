@@ -1,11 +1,11 @@
 //! Exact values from outside the search: a tree given [`ExactValues`]
 //! treats every position they cover below its root as a finished game
 //! with that value (as the MCTS-solver treats proven nodes), so it needs
-//! no evaluation and its value is backed up and proven at once. Damone's
+//! no evaluation and its value is backed up and proven at once. A game's
 //! endgame tablebases ([`Tablebase`]) are such values.
 
 use super::wdl::Wdl;
-use crate::game::{dameo, italian, DrawRules, Game, GamePosition, Position};
+use crate::game::{DrawRules, Game, GamePosition, TableGame};
 use crate::tablebase::{draw_positions, Tablebase, Value};
 use crate::util::Rng;
 use std::path::Path;
@@ -68,11 +68,11 @@ impl<P: GamePosition> ExactValues<P> for DecisiveOnly<P> {
     }
 }
 
-impl ExactValues<Position> for Tablebase {
+impl<P: TableGame> ExactValues<P> for Tablebase<P> {
     /// The tables' value with the position's no-progress counter; None
     /// where no table covers it or the game's no-progress limit is not the
     /// one the tables were built for.
-    fn exact_at(&self, pos: &Position, rules: &DrawRules) -> Option<Wdl> {
+    fn exact_at(&self, pos: &P, rules: &DrawRules) -> Option<Wdl> {
         if !self.serves(rules) {
             return None;
         }
@@ -81,7 +81,7 @@ impl ExactValues<Position> for Tablebase {
 
     /// The first of [`Tablebase::move_values`]: the nearest conversion of
     /// a win, the furthest of a loss.
-    fn best_move(&self, game: &Game<Position>) -> Option<crate::game::Move> {
+    fn best_move(&self, game: &Game<P>) -> Option<P::Move> {
         if !self.serves(&game.rules()) {
             return None;
         }
@@ -92,8 +92,8 @@ impl ExactValues<Position> for Tablebase {
     /// of its table ([`crate::tablebase::Material::random_position`]),
     /// drawn again where the index holds no position or the position is
     /// finished (at most 1,000 tries a position).
-    fn draw(&self, count: usize, rng: &mut Rng) -> Vec<ExactPosition<Position>> {
-        draw_positions(&self.materials(), count, count * 1_000, rng, |pos, _| {
+    fn draw(&self, count: usize, rng: &mut Rng) -> Vec<ExactPosition<P>> {
+        draw_positions(&self.materials(), count, count * 1_000, rng, |pos: P, _| {
             let (Some(_), Some(moves)) = (self.entry(&pos), self.move_values(&pos)) else {
                 return None;
             };
@@ -121,21 +121,18 @@ fn wdl_of(v: Value) -> Wdl {
     }
 }
 
-/// Opening a game's exact values from a folder: Damone's endgame
-/// tablebases; the other games have none.
+/// Opening a game's exact values from a folder: its endgame tables.
 pub trait OpenExactValues: GamePosition {
     /// The exact values in `dir` for games under `rules`.
-    fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String> {
-        let _ = (dir, rules);
-        Err("endgame tablebases exist for Damone only".into())
-    }
+    fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String>;
 }
 
-impl OpenExactValues for Position {
-    /// The tables in `dir`, read into memory; refused when they were built
-    /// for another no-progress limit than `rules`'.
+impl<P: TableGame> OpenExactValues for P {
+    /// The tables in `dir`, read into memory; refused when they are
+    /// another game's or were built for another no-progress limit than
+    /// `rules`'.
     fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String> {
-        let tb = Tablebase::open(dir, false).map_err(|e| e.to_string())?;
+        let tb = Tablebase::<P>::open(dir, false).map_err(|e| e.to_string())?;
         if !tb.serves(&rules) {
             return Err(format!(
                 "the tables in {} are built for a no-progress limit of {} plies, the games play to {}",
@@ -147,6 +144,3 @@ impl OpenExactValues for Position {
         Ok(Arc::new(tb))
     }
 }
-
-impl OpenExactValues for italian::Position {}
-impl OpenExactValues for dameo::Position {}

@@ -258,7 +258,7 @@ impl<P: Board> Evaluator<P> for NetEvaluator {
 /// standard start (games that ended are skipped): a spread of real
 /// positions for benchmarks and tests of the network. Seeded.
 pub fn bench_games(count: usize, seed: u64) -> Vec<crate::game::Game> {
-    use crate::game::{Position, Variant};
+    use crate::game::{GamePosition, Position, Variant};
     bench_games_from(Position::start(Variant::Standard), count, seed)
 }
 

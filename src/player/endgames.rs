@@ -5,7 +5,7 @@
 //! there).
 
 use crate::arena::{run_games, tally, GameRecord, GameTask, MatchSettings, PlayerFactory};
-use crate::game::{DrawRules, Position, Variant};
+use crate::game::{Color, DrawRules, TableGame};
 use crate::tablebase::{draw_positions, Material, Tablebase, Value};
 use crate::util::{derive_seed, rng_stream};
 
@@ -13,14 +13,14 @@ use crate::util::{derive_seed, rng_stream};
 /// `max_pieces` pieces: a balance drawn uniformly among those the tables
 /// hold, then a position of its table, the colours swapped half the time
 /// (seeded). Fewer when the tables hold too few such positions.
-pub fn won_positions(tb: &Tablebase, max_pieces: u32, count: usize, seed: u64) -> Vec<Position> {
+pub fn won_positions<P: TableGame>(tb: &Tablebase<P>, max_pieces: u32, count: usize, seed: u64) -> Vec<P> {
     let balances: Vec<Material> = tb
         .materials()
         .into_iter()
         .filter(|m| m.pieces() <= max_pieces)
         .collect();
     let mut rng = rng_stream(seed, "won-endgames", 0);
-    draw_positions(&balances, count, count * 10_000, &mut rng, |p, kept| {
+    draw_positions(&balances, count, count * 10_000, &mut rng, |p: P, kept| {
         (matches!(tb.probe(&p), Some(Value::Win(_))) && !kept.contains(&p)).then_some(p)
     })
 }
@@ -40,15 +40,15 @@ pub struct Conversions {
 /// Play each of `positions` out, `player` on the side to move and
 /// `opponent` on the other (named `names`), under the tables' no-progress
 /// limit `limit`; the games run in parallel over the current rayon pool.
-pub fn play_won_positions(
-    positions: &[Position],
-    players: [PlayerFactory<Position>; 2],
+pub fn play_won_positions<P: TableGame>(
+    positions: &[P],
+    players: [PlayerFactory<P>; 2],
     names: [String; 2],
     limit: u16,
     seed: u64,
     progress: &indicatif::ProgressBar,
 ) -> Conversions {
-    let mut settings = MatchSettings::new(Variant::Standard);
+    let mut settings = MatchSettings::<P>::from_start(P::start(Default::default()));
     settings.rules = DrawRules {
         no_progress_plies: limit as u32,
         ..DrawRules::default()
@@ -60,7 +60,7 @@ pub fn play_won_positions(
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            let white_moves = p.side_to_move() == crate::game::Color::White;
+            let white_moves = p.side_to_move() == Color::White;
             GameTask {
                 index: k,
                 white: if white_moves { 0 } else { 1 },
@@ -76,7 +76,7 @@ pub fn play_won_positions(
         .iter()
         .zip(positions)
         .filter(|(r, _)| r.result_for_player(0) != 1)
-        .map(|(_, p)| p.to_fen())
+        .map(|(_, p)| p.to_setup())
         .collect();
     Conversions {
         wins,

@@ -13,7 +13,7 @@
 //! the network is never asked about one.
 
 use super::LoadedNet;
-use crate::game::{DrawRules, Game, Position};
+use crate::game::{DrawRules, Game, TableGame};
 use crate::mcts::{search_batched, EvalRequest, Evaluator, SearchParams, Tree, Wdl};
 use crate::net::NetEvaluator;
 use crate::run::Checkpoint;
@@ -71,14 +71,14 @@ fn argmax(w: &Wdl) -> i32 {
 /// Up to `per_balance` positions of every balance `tb` holds, drawn
 /// uniformly from its table with seed `seed`, half with Black to move;
 /// finished positions left out.
-pub fn uniform_positions(tb: &Tablebase, per_balance: usize, seed: u64) -> Vec<Position> {
+pub fn uniform_positions<P: TableGame>(tb: &Tablebase<P>, per_balance: usize, seed: u64) -> Vec<P> {
     let mut out = Vec::new();
     for (k, m) in tb.materials().iter().enumerate() {
         let mut rng = rng_stream(seed, "grade-uniform", k as u64);
         let (mut found, mut tries) = (0, 0);
         while found < per_balance && tries < per_balance * 100 {
             tries += 1;
-            let Some(p) = m.random_position(&mut rng) else {
+            let Some(p) = m.random_position::<P>(&mut rng) else {
                 continue;
             };
             if p.legal_moves().is_empty() {
@@ -96,13 +96,18 @@ pub fn uniform_positions(tb: &Tablebase, per_balance: usize, seed: u64) -> Vec<P
 /// at most `limit`. Refused for a run that trained with tables: its
 /// self-play ended each game at the first position they cover, so the
 /// covered positions of its window were drawn from them, not reached.
-pub fn replay_positions(path: &Path, tb: &Tablebase, limit: usize) -> Result<Vec<Position>, String> {
+pub fn replay_positions<P: TableGame>(
+    path: &Path,
+    tb: &Tablebase<P>,
+    limit: usize,
+) -> Result<Vec<P>, String> {
     let ck = Checkpoint::for_player(path, true).map_err(|e| e.to_string())?;
-    if ck.config.game != crate::game::GameKind::Damone {
+    if ck.config.game != P::KIND {
         return Err(format!(
-            "{} is a run of {}, and the tables are Damone's",
+            "{} is a run of {}, and the tables are {}'s",
             path.display(),
-            ck.config.game
+            ck.config.game,
+            P::KIND
         ));
     }
     if !ck.config.tablebase.is_empty() {
@@ -112,7 +117,7 @@ pub fn replay_positions(path: &Path, tb: &Tablebase, limit: usize) -> Result<Vec
         ));
     }
     let bytes = ck.read("replay.bin").map_err(|e| e.to_string())?;
-    let window = crate::data::ReplayWindow::<Position>::from_bytes(&bytes)
+    let window = crate::data::ReplayWindow::<P>::from_bytes(&bytes)
         .map_err(|e| format!("{}: replay.bin: {e}", ck.dir.display()))?;
     Ok(window
         .iter()
@@ -125,7 +130,13 @@ pub fn replay_positions(path: &Path, tb: &Tablebase, limit: usize) -> Result<Vec
 /// Grade `net` on `positions` (each covered by `tb`): per balance and in
 /// all, how many its WDL argmax and its search's at `sims` simulations
 /// (the tables not used) get right, under the tables' no-progress limit.
-pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32, seed: u64) -> Vec<GradeRow> {
+pub fn grade<P: TableGame + crate::run::RunGame>(
+    net: &LoadedNet,
+    tb: &Tablebase<P>,
+    positions: &[P],
+    sims: u32,
+    seed: u64,
+) -> Vec<GradeRow> {
     let rules = DrawRules {
         no_progress_plies: tb.limit() as u32,
         ..DrawRules::default()
@@ -136,14 +147,14 @@ pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32,
     let mut eval = NetEvaluator::on_device(&net.net, &net.device);
     let mut rows: BTreeMap<(u32, String), GradeRow> = BTreeMap::new();
     for (c, chunk) in positions.chunks(BATCH).enumerate() {
-        let games: Vec<Game<Position>> = chunk.iter().map(|p| Game::new(*p, rules)).collect();
+        let games: Vec<Game<P>> = chunk.iter().map(|p| Game::new(*p, rules)).collect();
         let net_wdl = evaluate(&mut eval, &games);
         let search_wdl = search_all(&mut eval, &games, &params, seed ^ c as u64);
         for ((g, nw), (sw, mw)) in games.iter().zip(net_wdl).zip(search_wdl) {
             let pos = g.position();
             let Some(exact) = tb.probe(pos) else { continue };
             let m = Material::of(pos);
-            let row = rows.entry((m.pieces(), m.name())).or_default();
+            let row = rows.entry((m.pieces(), m.name::<P>())).or_default();
             row.positions += 1;
             row.net_agree += (argmax(&nw) == exact.score()) as u64;
             row.search_agree += (argmax(&sw) == exact.score()) as u64;
@@ -172,9 +183,9 @@ pub fn grade(net: &LoadedNet, tb: &Tablebase, positions: &[Position], sims: u32,
 }
 
 /// The network's WDL of each game's position, in one call.
-fn evaluate(eval: &mut NetEvaluator, games: &[Game<Position>]) -> Vec<Wdl> {
-    let moves: Vec<Vec<crate::game::Move>> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let reqs: Vec<EvalRequest<'_, Position>> = games
+fn evaluate<P: crate::run::RunGame>(eval: &mut NetEvaluator, games: &[Game<P>]) -> Vec<Wdl> {
+    let moves: Vec<Vec<P::Move>> = games.iter().map(|g| g.position().legal_moves()).collect();
+    let reqs: Vec<EvalRequest<'_, P>> = games
         .iter()
         .zip(&moves)
         .map(|(game, moves)| EvalRequest { game, moves })
@@ -184,13 +195,13 @@ fn evaluate(eval: &mut NetEvaluator, games: &[Game<Position>]) -> Vec<Wdl> {
 
 /// The root WDL and the chosen move's WDL of a search of each game's
 /// position, the trees searched together.
-fn search_all(
+fn search_all<P: crate::run::RunGame>(
     eval: &mut NetEvaluator,
-    games: &[Game<Position>],
+    games: &[Game<P>],
     params: &SearchParams,
     seed: u64,
 ) -> Vec<(Wdl, Wdl)> {
-    let mut trees: Vec<Tree<Position>> = games
+    let mut trees: Vec<Tree<P>> = games
         .iter()
         .enumerate()
         .map(|(i, g)| Tree::new(g, params.clone(), rng_stream(seed, "grade-search", i as u64)))
@@ -198,7 +209,7 @@ fn search_all(
     for t in &mut trees {
         t.start(params.simulations);
     }
-    let mut refs: Vec<&mut Tree<Position>> = trees.iter_mut().collect();
+    let mut refs: Vec<&mut Tree<P>> = trees.iter_mut().collect();
     search_batched(&mut refs, eval);
     trees
         .iter_mut()

@@ -45,9 +45,9 @@ use crate::arena::spec::{alphabeta_factory, ALPHABETA_OPTIONS};
 use crate::arena::{
     builtin_factory, HandWritten, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError,
 };
-use crate::game::{DrawRules, GameKind, Variant};
+use crate::game::{DrawRules, GameKind};
 use crate::learned::{EvalFile, LearnedEval};
-use crate::mcts::{Evaluator, ExactValues, SearchParams};
+use crate::mcts::{Evaluator, ExactValues, OpenExactValues, SearchParams};
 use crate::net::{
     net_from_bytes, weights_to_bytes, ComputeDevice, ModelConfig, Net, NetEvaluator, ENCODING_VERSION,
 };
@@ -96,7 +96,8 @@ pub struct PlayerHeader {
     /// games lack the key: Damone).
     #[serde(default)]
     pub game: GameKind,
-    pub variant: Variant,
+    /// The variant's name in the game (`standard`).
+    pub variant: String,
     pub rules: DrawRules,
     pub model: ModelConfig,
     /// Default search settings for play (the budget included).
@@ -312,7 +313,7 @@ impl LoadedNet {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
             game: cfg.game,
-            variant: cfg.variant,
+            variant: cfg.variant.clone(),
             rules: cfg.rules,
             model: cfg.model.clone(),
             search: cfg.search.for_play(sims.max(1)),
@@ -623,7 +624,7 @@ fn spec_tables<P: RunGame>(spec: &PlayerSpec) -> Result<Option<Arc<dyn ExactValu
 mod tests {
     use super::*;
     use crate::arena::Player as _;
-    use crate::game::Game;
+    use crate::game::{Game, Variant};
     use crate::mcts::Budget;
 
     #[test]
@@ -658,7 +659,7 @@ mod tests {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
             game: GameKind::Damone,
-            variant: Variant::Standard,
+            variant: "standard".into(),
             rules: DrawRules::default(),
             model,
             search: SearchParams::plain(),

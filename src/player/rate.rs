@@ -318,7 +318,7 @@ fn match_settings<P: GamePosition>(
     cfg: &RateConfig,
     dir: &Path,
 ) -> Result<MatchSettings<P>, RateError> {
-    let variant = P::variant_named(ck.config.variant.name()).map_err(RateError::Invalid)?;
+    let variant = P::variant_named(&ck.config.variant).map_err(RateError::Invalid)?;
     let mut settings = MatchSettings::from_start(P::start(variant));
     settings.rules = ck.config.rules;
     settings.seed = cfg.seed;

@@ -2,7 +2,7 @@
 //! every value validated with a message naming the key; `key=value`
 //! overrides; the default config is embedded in the library.
 
-use crate::game::{DrawRules, GameKind, Variant};
+use crate::game::{DrawRules, GameKind};
 use crate::mcts::SearchParams;
 use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
@@ -99,10 +99,10 @@ pub struct RunConfig {
     pub iterations: u32,
     /// Stop after this much wall time in minutes (0 = no limit).
     pub time_limit_minutes: f64,
-    /// The game: damone or italian (Italian draughts).
+    /// The game (one of the list's names).
     pub game: GameKind,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    pub variant: Variant,
+    /// Rules variant: one of the game's (every game has `standard`).
+    pub variant: String,
     /// Folder holding runs.
     pub checkpoint_dir: String,
     /// Checkpoints kept besides the best one.
@@ -136,7 +136,7 @@ impl Default for RunConfig {
             iterations: 0,
             time_limit_minutes: 60.0,
             game: GameKind::Damone,
-            variant: Variant::Standard,
+            variant: "standard".into(),
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
             tablebase: String::new(),
@@ -251,12 +251,8 @@ impl RunConfig {
         if self.keep_last == 0 {
             return Err("keep_last must be at least 1".into());
         }
-        if self.game != GameKind::Damone && self.variant != Variant::Standard {
-            return Err(format!(
-                "variant = \"{}\" is a Damone variant; {} has only \"standard\"",
-                self.variant, self.game
-            ));
-        }
+        crate::with_game!(self.game, P => <P as crate::game::GamePosition>::variant_named(&self.variant).map(|_| ()))
+            .map_err(|e| format!("variant: {e}"))?;
         self.validate_tables()?;
         self.rules.validate()?;
         self.model.validate()?;
@@ -304,11 +300,10 @@ impl RunConfig {
 
     /// Check `tablebase` and `tablebase_samples`.
     fn validate_tables(&self) -> std::result::Result<(), String> {
-        if !self.tablebase.is_empty() && (self.game != GameKind::Damone || self.variant != Variant::Standard)
-        {
+        if !self.tablebase.is_empty() && self.variant != "standard" {
             return Err(format!(
-                "tablebase: endgame tables exist for standard Damone only, and this run plays {} ({})",
-                self.game, self.variant
+                "tablebase: endgame tables cover the standard variant only, and this run plays {}",
+                self.variant
             ));
         }
         if !(0.0..=1.0).contains(&self.tablebase_samples) {

@@ -47,7 +47,7 @@ use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{exact_samples, ReplayError, ReplayWindow, Sample};
-use crate::game::{GameKind, Position};
+use crate::game::{GameKind, Position, TableGame};
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
@@ -241,9 +241,9 @@ pub enum RunError {
 
 /// A game a run can train: the network's encoding ([`Board`]), the
 /// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games,
-/// and its endgame tables if it has any ([`OpenExactValues`]).
-pub trait RunGame: Board + Baseline + OpenExactValues {}
-impl<P: Board + Baseline + OpenExactValues> RunGame for P {}
+/// and its endgame tables ([`TableGame`], opened by [`OpenExactValues`]).
+pub trait RunGame: Board + Baseline + TableGame {}
+impl<P: Board + Baseline + TableGame> RunGame for P {}
 
 /// The exact values (endgame tables) a config's `tablebase` names, opened
 /// for its rules; None when it names none. Self-play of a run and of an
@@ -383,8 +383,7 @@ impl<P: RunGame> Run<P> {
         let pool = crate::util::thread_pool(cfg.threads)
             .map(Arc::new)
             .map_err(|e| RunError::Io(dir.root.clone(), std::io::Error::other(e)))?;
-        let variant =
-            P::variant_named(cfg.variant.name()).map_err(|e| ConfigError::Invalid("(run)".into(), e))?;
+        let variant = P::variant_named(&cfg.variant).map_err(|e| ConfigError::Invalid("(run)".into(), e))?;
         let start = P::start(variant);
         let device = compute.burn().clone();
         device.seed(cfg.seed);

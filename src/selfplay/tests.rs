@@ -1,7 +1,7 @@
 //! Tests of the self-play driver.
 
 use super::*;
-use crate::game::Variant;
+use crate::game::{GamePosition, Variant};
 
 /// The trees' work is spread over the pool's threads, each tree on one
 /// thread in order: the same samples on 1 thread as on 2.

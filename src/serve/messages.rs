@@ -6,6 +6,7 @@ use crate::arena::Analysis;
 use crate::game::{GamePosition, Outcome};
 use axum::extract::ws::Message;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A message from the page.
 #[derive(Debug, Deserialize)]
@@ -41,7 +42,7 @@ pub(super) enum ClientMsg {
 pub(super) enum ServerMsg {
     /// The game after every change: sent after `new`, `move`, `undo` and
     /// each engine reply.
-    State(GameState),
+    State(Box<GameState>),
     /// An analysis so far, then its last round with `done`.
     Analysis(AnalysisMsg),
     /// A request refused, or the session closed; the session goes on
@@ -110,11 +111,14 @@ impl OverMsg {
 /// The game as it stands.
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct GameState {
-    /// `damone`, `italian` or `dameo`.
+    /// The game's name.
     pub game: &'static str,
     /// The position's setup string.
     pub fen: String,
     pub board: Vec<PieceMsg>,
+    /// The numbers the game's notation gives cells (Italian draughts'
+    /// 1-32), by cell; empty where it names them by file and rank.
+    pub numbers: BTreeMap<String, u32>,
     /// The side to move.
     pub side: &'static str,
     /// The user's colour.
@@ -191,6 +195,15 @@ pub(super) fn board<P: GamePosition>(pos: &P) -> Vec<PieceMsg> {
                 rank: P::PIECE_KINDS[kind],
             })
         })
+        .collect()
+}
+
+/// The numbers `P`'s notation gives cells, by cell
+/// ([`GamePosition::cell_number`]).
+pub(super) fn cell_numbers<P: GamePosition>() -> BTreeMap<String, u32> {
+    (0..8)
+        .flat_map(|rank| (0..8).map(move |file| (file, rank)))
+        .filter_map(|(file, rank)| Some((cell_name(file, rank), P::cell_number(file, rank)?)))
         .collect()
 }
 

@@ -90,7 +90,7 @@ pub struct ServeConfig {
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
-            game: GameKind::Damone,
+            game: GameKind::default(),
             run: None,
             players_dir: None,
             max_sims: 4000,

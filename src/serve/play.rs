@@ -2,7 +2,9 @@
 //! holds the game; the opponent's replies and the analyses run on blocking
 //! workers through the server's search queue (`queue.rs`).
 
-use super::messages::{analysis_msg, board, move_msg, AnalysisMsg, ClientMsg, GameState, OverMsg, ServerMsg};
+use super::messages::{
+    analysis_msg, board, cell_numbers, move_msg, AnalysisMsg, ClientMsg, GameState, OverMsg, ServerMsg,
+};
 use super::{player_list, AppState, MAX_MESSAGE};
 use crate::arena::{parse_color, Player, PlayerFactory, VersusGame};
 use crate::game::{Color, DrawRules, Game, GamePosition};
@@ -123,10 +125,11 @@ fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
     } else {
         Vec::new()
     };
-    ServerMsg::State(GameState {
+    ServerMsg::State(Box::new(GameState {
         game: P::KIND.name(),
         fen: pos.to_setup(),
         board: board(pos),
+        numbers: cell_numbers::<P>(),
         side: pos.side_to_move().name(),
         you: v.human().name(),
         opponent: v.opponent().to_string(),
@@ -136,7 +139,7 @@ fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
         over: outcome.as_ref().map(OverMsg::of),
         pdn: v.pdn(&format!("{} serve", P::KIND), "you"),
         thinking: s.busy,
-    })
+    }))
     .frame()
 }
 

@@ -1,7 +1,7 @@
 //! Watching a run folder: its rows so far (`/api/run`), then new rows and
 //! the live self-play game as server-sent events (`/api/run/events`).
 
-use super::messages::{board, PieceMsg};
+use super::messages::{board, cell_numbers, PieceMsg};
 use super::{error, AppState};
 use crate::game::interface::parse_stored_variant;
 use crate::game::GamePosition;
@@ -44,11 +44,13 @@ pub(super) async fn run_snapshot(State(st): State<Arc<AppState>>) -> Response {
 fn read_live(run: &Path) -> Option<Value> {
     let live = RunDir::new(run).live()?;
     let (fen, variant) = (live.fen.as_str(), live.variant.as_str());
-    let board = crate::with_game!(live.game, P => live_board::<P>(fen, variant)?);
+    let (board, numbers) =
+        crate::with_game!(live.game, P => (live_board::<P>(fen, variant)?, cell_numbers::<P>()));
     Some(json!({
         "game": live.game.name(),
         "fen": fen,
         "board": board,
+        "numbers": numbers,
         "ply": live.ply,
         "iteration": live.iteration,
     }))

@@ -7,12 +7,22 @@
 //! colour-swapped partner (a quiet move of the side to move leads from one
 //! to the other).
 //!
+//! A *conversion* is a move that resets the no-progress counter: a
+//! capture or a promotion, which leaves the balance, and in games where a
+//! man's step resets the counter too (Italian draughts, Dameo), that step,
+//! which keeps the balance but raises the men's progress
+//! ([`TableGame::progress`]).
+//!
 //! For a pair of tables the generator
 //! 1. scans every position once (in parallel): its legal moves, the value
-//!    of each conversion looked up in the tables built before, and an edge
-//!    for each quiet move to its successor;
+//!    of each conversion that leaves the balance looked up in the tables
+//!    built before, a link for each man's step to its successor, and an
+//!    edge for each quiet move to its successor;
 //! 2. turns the edges round into predecessor lists;
-//! 3. settles values by distance, 0 up to the no-progress limit, as a
+//! 3. settles the positions a stage at a time, most progress first (a
+//!    man's step leads into a stage settled before; a quiet move stays in
+//!    its stage). A stage takes its men's steps as conversions, then
+//!    settles values by distance, 0 up to the no-progress limit, as a
 //!    breadth-first search backwards from the known ones: a position with
 //!    a successor lost for the opponent at distance d is won at d + 1 (the
 //!    first time one is found is the nearest); a position all of whose
@@ -23,7 +33,7 @@
 use super::file::{check_table, table_bytes, table_path, Entries};
 use super::index::Material;
 use super::{Table, Tablebase, TablebaseError, Value, MAX_LIMIT, NO_POSITION};
-use crate::game::Position;
+use crate::game::TableGame;
 use crate::util::atomic_write;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -46,6 +56,8 @@ pub struct BuildOptions {
 #[derive(Clone, Debug)]
 pub struct TableReport {
     pub material: Material,
+    /// The balance's name in its game ([`Material::name`]).
+    pub name: String,
     /// Bytes of its file (the entries, the header and the checksum).
     pub file_bytes: u64,
     /// Indices that hold a position.
@@ -62,10 +74,11 @@ pub struct TableReport {
 }
 
 impl TableReport {
-    fn of(material: Material, file: &Entries, seconds: f64, kept: bool) -> TableReport {
+    fn of<P: TableGame>(material: Material, file: &Entries, seconds: f64, kept: bool) -> TableReport {
         let entries = file.bytes();
         let mut r = TableReport {
             material,
+            name: material.name::<P>(),
             file_bytes: file.all().len() as u64,
             positions: 0,
             wins: 0,
@@ -95,10 +108,10 @@ const CHUNK: u64 = 1 << 13;
 /// (each file written whole or not at all); `on_table` hears of each
 /// table as it is done, with the count done and the count in all. Returns
 /// the tables, in memory.
-pub fn build(
+pub fn build<P: TableGame>(
     opts: &BuildOptions,
     on_table: &mut dyn FnMut(&TableReport, usize, usize),
-) -> Result<Tablebase, TablebaseError> {
+) -> Result<Tablebase<P>, TablebaseError> {
     if opts.limit == 0 || opts.limit > MAX_LIMIT {
         return Err(TablebaseError::Limit(opts.limit));
     }
@@ -107,28 +120,28 @@ pub fn build(
     }
     let io = |e| TablebaseError::Io(opts.dir.clone(), e);
     std::fs::create_dir_all(&opts.dir).map_err(io)?;
-    let pairs = build_order(opts.max_pieces);
+    let pairs = build_order::<P>(opts.max_pieces);
     let total: usize = pairs.iter().map(Vec::len).sum();
-    let mut tb = Tablebase::empty(opts.limit);
+    let mut tb = Tablebase::<P>::empty(opts.limit);
     let mut done = 0;
     for pair in pairs {
         let t = Instant::now();
-        let (tables, kept) = match kept_tables(&pair, opts) {
+        let (tables, kept) = match kept_tables::<P>(&pair, opts) {
             Some(files) => (files, true),
             None => (build_pair(&pair, &tb, opts.limit), false),
         };
         let seconds = t.elapsed().as_secs_f64() / pair.len() as f64;
         for (m, bytes) in pair.iter().zip(tables) {
-            let path = table_path(&opts.dir, m);
+            let path = table_path::<P>(&opts.dir, m);
             let bytes = if kept {
                 bytes
             } else {
-                let file = table_bytes(m, opts.limit, &bytes);
+                let file = table_bytes::<P>(m, opts.limit, &bytes);
                 atomic_write(&path, &file).map_err(|e| TablebaseError::Io(path.clone(), e))?;
                 file
             };
             let entries = Entries::Memory(bytes);
-            let report = TableReport::of(*m, &entries, seconds, kept);
+            let report = TableReport::of::<P>(*m, &entries, seconds, kept);
             tb.insert(*m, Table { entries });
             done += 1;
             on_table(&report, done, total);
@@ -140,11 +153,11 @@ pub fn build(
 /// The balances of up to `max_pieces` pieces in pairs (a balance and its
 /// colour-swapped partner, or one alone when they are the same), in the
 /// order they can be built.
-fn build_order(max_pieces: u32) -> Vec<Vec<Material>> {
+fn build_order<P: TableGame>(max_pieces: u32) -> Vec<Vec<Material>> {
     let mut pairs: Vec<Vec<Material>> = Vec::new();
     for n in 2..=max_pieces {
-        let mut all = Material::all_with(n);
-        all.sort_by_key(|m| (std::cmp::Reverse(m.rank_sum()), m.name()));
+        let mut all = Material::all_with::<P>(n);
+        all.sort_by_key(|m| (std::cmp::Reverse(m.rank_sum()), m.name::<P>()));
         for m in all {
             if pairs.iter().any(|p| p.contains(&m)) {
                 continue;
@@ -158,31 +171,37 @@ fn build_order(max_pieces: u32) -> Vec<Vec<Material>> {
 
 /// The files of a pair already in the folder, whole, when every one is
 /// sound and built for the same limit.
-fn kept_tables(pair: &[Material], opts: &BuildOptions) -> Option<Vec<Vec<u8>>> {
+fn kept_tables<P: TableGame>(pair: &[Material], opts: &BuildOptions) -> Option<Vec<Vec<u8>>> {
     pair.iter()
         .map(|m| {
-            let path = table_path(&opts.dir, m);
+            let path = table_path::<P>(&opts.dir, m);
             let bytes = std::fs::read(&path).ok()?;
-            let limit = check_table(&bytes, m, &path).ok()?;
+            let limit = check_table::<P>(&bytes, m, &path).ok()?;
             (limit == opts.limit).then_some(bytes)
         })
         .collect()
 }
 
-/// The positions of a pair of tables, numbered one after the other.
-struct PairSpace<'a> {
+/// The positions of a pair of tables of `P`, numbered one after the
+/// other.
+struct PairSpace<'a, P> {
     tables: &'a [Material],
     /// Where each table's numbers start, and the end of the last.
     starts: Vec<u64>,
+    game: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<'a> PairSpace<'a> {
-    fn new(tables: &'a [Material]) -> PairSpace<'a> {
+impl<'a, P: TableGame> PairSpace<'a, P> {
+    fn new(tables: &'a [Material]) -> PairSpace<'a, P> {
         let mut starts = vec![0];
         for m in tables {
-            starts.push(starts.last().copied().unwrap_or(0) + m.table_len());
+            starts.push(starts.last().copied().unwrap_or(0) + m.table_len::<P>());
         }
-        PairSpace { tables, starts }
+        PairSpace {
+            tables,
+            starts,
+            game: std::marker::PhantomData,
+        }
     }
     fn len(&self) -> u64 {
         self.starts[self.tables.len()]
@@ -219,20 +238,35 @@ struct Info {
     escape: bool,
     /// The furthest loss found so far among its moves.
     floor: u8,
+    /// Its men's progress ([`TableGame::progress`]).
+    stage: u8,
 }
 
-/// The scan of a range of positions: each one's [`Info`], and the quiet
-/// moves as (successor, position) edges.
+/// The scan of a range of positions: each one's [`Info`], the quiet moves
+/// as (successor, position) edges, and the men's steps that keep the
+/// balance as (position, successor) links.
 #[derive(Default)]
 struct Scan {
     info: Vec<Info>,
     edges: Vec<(u32, u32)>,
+    steps: Vec<(u32, u32)>,
+}
+
+/// Where a move of a position being scanned leads.
+enum Successor {
+    /// A quiet move, to a position of the pair (an edge recorded).
+    Quiet,
+    /// A man's step that keeps the balance, to a position of the pair of
+    /// more progress (a link recorded).
+    Step,
+    /// A conversion into a table built before, with its value there.
+    Known(Value),
 }
 
 /// Scan every position of the pair, in parallel: the parts in order
 /// (their edges are not gathered into one list, which would hold them
 /// twice at once).
-fn scan(space: &PairSpace<'_>, done: &Tablebase) -> Vec<Scan> {
+fn scan<P: TableGame>(space: &PairSpace<'_, P>, done: &Tablebase<P>) -> Vec<Scan> {
     let n = space.len();
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
@@ -240,58 +274,76 @@ fn scan(space: &PairSpace<'_>, done: &Tablebase) -> Vec<Scan> {
         .collect()
 }
 
-fn scan_range(space: &PairSpace<'_>, done: &Tablebase, range: Range<u64>) -> Scan {
+fn scan_range<P: TableGame>(space: &PairSpace<'_, P>, done: &Tablebase<P>, range: Range<u64>) -> Scan {
     let mut moves = Vec::new();
     let mut out = Scan::default();
     for id in range {
         let (t, local) = space.locate(id);
-        let Some(pos) = space.tables[t].position(local) else {
+        let Some(pos) = space.tables[t].position::<P>(local) else {
             out.info.push(Info::default());
             continue;
         };
         let partner = space.partner(t);
-        out.info.push(scan_position(&pos, &mut moves, |child| {
-            let m = space.tables[partner];
-            if Material::of(child) == m {
-                out.edges
-                    .push(((space.starts[partner] + m.index(child)) as u32, id as u32));
-                None
-            } else {
-                Some(
-                    done.entry(child)
-                        .expect("a conversion leads into a table built before"),
-                )
-            }
-        }));
+        out.info
+            .push(scan_position(&pos, &mut moves, |child, irreversible| {
+                let m = space.tables[partner];
+                if Material::of(child) != m {
+                    let value = done
+                        .entry(child)
+                        .expect("a conversion leads into a table built before");
+                    return Successor::Known(value);
+                }
+                let child_id = (space.starts[partner] + m.index(child)) as u32;
+                if irreversible {
+                    out.steps.push((id as u32, child_id));
+                    Successor::Step
+                } else {
+                    out.edges.push((child_id, id as u32));
+                    Successor::Quiet
+                }
+            }));
     }
     out
 }
 
-/// The [`Info`] of `pos`; `conversion` gives the stored value of a
-/// successor in another balance, or None for a quiet move (and records it).
-fn scan_position(
-    pos: &Position,
-    moves: &mut Vec<crate::game::Move>,
-    mut conversion: impl FnMut(&Position) -> Option<Value>,
+/// The [`Info`] of `pos`; `successor` says where a move leads (the
+/// successor, and whether the move was irreversible) and records it.
+fn scan_position<P: TableGame>(
+    pos: &P,
+    moves: &mut Vec<P::Move>,
+    mut successor: impl FnMut(&P, bool) -> Successor,
 ) -> Info {
     pos.legal_moves_into(moves);
     let mut info = Info {
         valid: true,
         no_moves: moves.is_empty(),
+        stage: pos.progress() as u8,
         ..Info::default()
     };
     for m in moves.iter() {
-        match conversion(&pos.after(m)) {
-            None => info.open += 1,
-            Some(Value::Loss(_)) => {
-                info.converts_to_win = true;
-                info.escape = true;
-            }
-            Some(Value::Draw) => info.escape = true,
-            Some(Value::Win(_)) => info.floor = 1,
+        let mut child = *pos;
+        let irreversible = child.play_unchecked(m);
+        match successor(&child, irreversible) {
+            Successor::Quiet => info.open += 1,
+            Successor::Step => {}
+            Successor::Known(value) => info.take_conversion(value),
         }
     }
     info
+}
+
+impl Info {
+    /// A conversion into a position of value `value` for the opponent.
+    fn take_conversion(&mut self, value: Value) {
+        match value {
+            Value::Loss(_) => {
+                self.converts_to_win = true;
+                self.escape = true;
+            }
+            Value::Draw => self.escape = true,
+            Value::Win(_) => self.floor = 1,
+        }
+    }
 }
 
 /// Predecessor lists: those of position `s` are `list[start[s]..start[s + 1]]`.
@@ -325,12 +377,16 @@ impl Predecessors {
 }
 
 /// Build one pair of tables from the tables `done` before it.
-fn build_pair(pair: &[Material], done: &Tablebase, limit: u16) -> Vec<Vec<u8>> {
-    let space = PairSpace::new(pair);
-    let parts = scan(&space, done);
+fn build_pair<P: TableGame>(pair: &[Material], done: &Tablebase<P>, limit: u16) -> Vec<Vec<u8>> {
+    let space = PairSpace::<P>::new(pair);
+    let mut parts = scan(&space, done);
     let preds = Predecessors::of(space.len() as usize, &parts);
+    let steps: Vec<(u32, u32)> = parts
+        .iter_mut()
+        .flat_map(|p| std::mem::take(&mut p.steps))
+        .collect();
     let mut info: Vec<Info> = parts.into_iter().flat_map(|p| p.info).collect();
-    let values = settle(&mut info, &preds, limit);
+    let values = settle(&mut info, &preds, &steps, limit);
     space
         .starts
         .windows(2)
@@ -338,25 +394,64 @@ fn build_pair(pair: &[Material], done: &Tablebase, limit: u16) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Settle every value by distance (see the module docs); the entry bytes.
-fn settle(info: &mut [Info], preds: &Predecessors, limit: u16) -> Vec<u8> {
-    let limit = limit as usize;
-    let mut wins: Vec<Vec<u32>> = vec![Vec::new(); limit + 2];
-    let mut losses: Vec<Vec<u32>> = vec![Vec::new(); limit + 2];
+/// Settle every value, a stage at a time, most progress first (see the
+/// module docs); the entry bytes. `steps` are the men's steps that keep
+/// the balance, as (position, successor).
+fn settle(info: &mut [Info], preds: &Predecessors, steps: &[(u32, u32)], limit: u16) -> Vec<u8> {
+    let stages = info
+        .iter()
+        .filter(|i| i.valid)
+        .map(|i| i.stage as usize)
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); stages];
     for (id, inf) in info.iter().enumerate().filter(|(_, i)| i.valid) {
-        if inf.no_moves {
-            losses[0].push(id as u32);
-        } else if inf.converts_to_win {
-            wins[1].push(id as u32);
-        } else if inf.open == 0 && !inf.escape {
-            losses[1].push(id as u32);
-        }
+        members[inf.stage as usize].push(id as u32);
+    }
+    let mut steps_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); stages];
+    for &(p, c) in steps {
+        steps_of[info[p as usize].stage as usize].push((p, c));
     }
     let mut value: Vec<u8> = info
         .iter()
         .map(|i| if i.valid { 0 } else { NO_POSITION })
         .collect();
     let mut known = vec![false; info.len()];
+    for stage in (0..stages).rev() {
+        for &(p, c) in &steps_of[stage] {
+            let child = Value::from_byte(value[c as usize]).expect("a step leads into a settled stage");
+            info[p as usize].take_conversion(child);
+        }
+        settle_stage(info, preds, &members[stage], limit, &mut value, &mut known);
+    }
+    value
+}
+
+/// Settle the positions `members` of one stage by distance (see the
+/// module docs) into `value`: every successor outside the stage is settled
+/// already, and quiet moves stay inside it.
+fn settle_stage(
+    info: &mut [Info],
+    preds: &Predecessors,
+    members: &[u32],
+    limit: u16,
+    value: &mut [u8],
+    known: &mut [bool],
+) {
+    let limit = limit as usize;
+    let mut wins: Vec<Vec<u32>> = vec![Vec::new(); limit + 2];
+    let mut losses: Vec<Vec<u32>> = vec![Vec::new(); limit + 2];
+    for &id in members {
+        let inf = &info[id as usize];
+        if inf.no_moves {
+            losses[0].push(id);
+        } else if inf.converts_to_win {
+            wins[1].push(id);
+        } else if inf.open == 0 && !inf.escape {
+            losses[1].push(id);
+        }
+    }
     for d in 0..=limit {
         for p in std::mem::take(&mut losses[d]) {
             let p = p as usize;
@@ -393,5 +488,4 @@ fn settle(info: &mut [Info], preds: &Predecessors, limit: u16) -> Vec<u8> {
             }
         }
     }
-    value
 }

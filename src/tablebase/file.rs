@@ -2,10 +2,10 @@
 //!
 //! | bytes | what |
 //! | --- | --- |
-//! | 8 | magic `DMNTBASE` |
+//! | 8 | magic: the game's ([`TableGame::TABLE_MAGIC`]: `DMNTBASE` Damone, `ITATBASE` Italian draughts, `DMOTBASE` Dameo) |
 //! | 4 | format version ([`TABLE_VERSION`]) |
 //! | 2 | the no-progress limit the table was built for (plies) |
-//! | 6 | the balance: the side to move's Pedine, Damas, Damones, then the opponent's |
+//! | 6 | the balance: the side to move's pieces of each kind, lowest first (Damone's Pedine, Damas, Damones; men, kings, 0), then the opponent's |
 //! | 8 | entries |
 //! | entries | one byte per index ([`Value::to_byte`]) |
 //! | 4 | CRC-32 of everything before it |
@@ -13,10 +13,10 @@
 //! All numbers little-endian.
 
 use super::{Material, TablebaseError, Value};
+use crate::game::{GameKind, TableGame};
 use crate::util::bin::{Reader, Writer};
 use std::path::{Path, PathBuf};
 
-const TABLE_MAGIC: &[u8; 8] = b"DMNTBASE";
 /// Version of the table file format.
 pub const TABLE_VERSION: u32 = 1;
 /// Bytes before the entries.
@@ -43,14 +43,21 @@ impl Entries {
     }
 }
 
-/// The path of a balance's table in `dir`.
-pub fn table_path(dir: &Path, material: &Material) -> PathBuf {
-    dir.join(format!("{}.dtb", material.name()))
+/// The game whose tables begin with `magic`.
+pub(super) fn game_of_magic(magic: &[u8; 8]) -> Option<GameKind> {
+    GameKind::ALL
+        .into_iter()
+        .find(|&kind| crate::with_game!(kind, P => <P as TableGame>::TABLE_MAGIC == magic))
 }
 
-/// The bytes of a table file.
-pub(super) fn table_bytes(material: &Material, limit: u16, entries: &[u8]) -> Vec<u8> {
-    let mut w = Writer::header(TABLE_MAGIC, TABLE_VERSION);
+/// The path of a balance's table of `P` in `dir`.
+pub fn table_path<P: TableGame>(dir: &Path, material: &Material) -> PathBuf {
+    dir.join(format!("{}.dtb", material.name::<P>()))
+}
+
+/// The bytes of a table file of `P`.
+pub(super) fn table_bytes<P: TableGame>(material: &Material, limit: u16, entries: &[u8]) -> Vec<u8> {
+    let mut w = Writer::header(P::TABLE_MAGIC, TABLE_VERSION);
     w.u16(limit);
     for side in material.counts {
         w.bytes(&side);
@@ -60,12 +67,26 @@ pub(super) fn table_bytes(material: &Material, limit: u16, entries: &[u8]) -> Ve
     w.finish_with_crc32()
 }
 
+/// Refuse a table file of another game than `P` by name.
+pub(super) fn check_game<P: TableGame>(bytes: &[u8], path: &Path) -> Result<(), TablebaseError> {
+    let magic: Option<&[u8; 8]> = bytes.get(..8).and_then(|m| m.try_into().ok());
+    match magic.and_then(game_of_magic) {
+        Some(other) if other != P::KIND => Err(TablebaseError::OtherGame(path.to_path_buf(), other, P::KIND)),
+        _ => Ok(()),
+    }
+}
+
 /// Check a table file's bytes: magic, version, balance, length and
 /// checksum. Returns the no-progress limit it was built for.
-pub(super) fn check_table(bytes: &[u8], material: &Material, path: &Path) -> Result<u16, TablebaseError> {
+pub(super) fn check_table<P: TableGame>(
+    bytes: &[u8],
+    material: &Material,
+    path: &Path,
+) -> Result<u16, TablebaseError> {
     let bad = |why: String| TablebaseError::BadFile(path.to_path_buf(), why);
+    check_game::<P>(bytes, path)?;
     let mut r = Reader::new(bytes, "tablebase file");
-    r.header(TABLE_MAGIC, &[TABLE_VERSION])
+    r.header(P::TABLE_MAGIC, &[TABLE_VERSION])
         .map_err(|e| bad(e.to_string()))?;
     let limit = r.u16().map_err(|e| bad(e.to_string()))?;
     let mut counts = [[0u8; 3]; 2];
@@ -73,16 +94,19 @@ pub(super) fn check_table(bytes: &[u8], material: &Material, path: &Path) -> Res
         side.copy_from_slice(r.take(3).map_err(|e| bad(e.to_string()))?);
     }
     if counts != material.counts {
-        let found = Material { counts }.name();
-        return Err(bad(format!("holds balance {found}, not {}", material.name())));
+        let found = Material { counts }.name::<P>();
+        return Err(bad(format!(
+            "holds balance {found}, not {}",
+            material.name::<P>()
+        )));
     }
     let n = r.u64().map_err(|e| bad(e.to_string()))?;
-    if n != material.table_len() || bytes.len() as u64 != HEADER_LEN as u64 + n + 4 {
+    if n != material.table_len::<P>() || bytes.len() as u64 != HEADER_LEN as u64 + n + 4 {
         return Err(bad(format!(
             "has {} bytes for {n} entries; balance {} has {} entries",
             bytes.len(),
-            material.name(),
-            material.table_len()
+            material.name::<P>(),
+            material.table_len::<P>()
         )));
     }
     let Some(body) = crate::util::bin::crc32_body(bytes).map(<[u8]>::len) else {

@@ -1,5 +1,7 @@
-//! Endgame tablebases for Damone: the exact value of every position with
-//! few pieces, for the side to move, with its distance to conversion.
+//! Endgame tablebases for every game with [`TableGame`]: the exact value
+//! of every position with few pieces, for the side to move, with its
+//! distance to conversion. A folder holds one game's tables (each file
+//! names its game by its first bytes).
 //!
 //! - [`build`] generates every table of up to N pieces by retrograde
 //!   analysis ([`build`](build::build)), smallest first, since a capture
@@ -14,14 +16,15 @@
 //! A table holds, for each position with the side to move as White (Black
 //! to move is looked up turned, see [`Material`]), a [`Value`]: won, drawn
 //! or lost with best play, and for a win or a loss the plies to the
-//! *conversion* that settles it: a capture or a promotion into a position
-//! whose own value is a win for the winner, or a position where the loser
-//! has no legal move. The winner converts as soon as it can; the loser puts
-//! it off as long as it can.
+//! *conversion* that settles it: a move that resets the no-progress counter
+//! (a capture or a promotion; in Italian draughts and Dameo also a man's
+//! step) into a position whose own value is a win for the winner, or a
+//! position where the loser has no legal move. The winner converts as
+//! soon as it can; the loser puts it off as long as it can.
 //!
-//! The rules are the engine's ([`crate::game`]), `standard` variant only.
+//! The rules are the game's ([`crate::game`]), its standard variant only.
 //! **The no-progress rule** (a draw after `no_progress_plies` plies with no
-//! capture and no promotion) is built in: a table is built for one limit
+//! conversion) is built in: a table is built for one limit
 //! (80 by default, stored in the file), a conversion resets the count, and
 //! a win that needs more plies than the limit allows before its next
 //! conversion is a draw. A position reached with its no-progress counter at
@@ -44,8 +47,9 @@ pub use file::{table_path, TABLE_VERSION};
 pub use index::{draw_positions, Material};
 pub use verify::{verify, VerifyReport};
 
-use crate::game::{DrawRules, Move, Position, Variant};
+use crate::game::{DrawRules, GameKind, TableGame};
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 /// The longest distance a table entry can hold, so the largest no-progress
@@ -162,8 +166,10 @@ pub enum TablebaseError {
     MixedLimits(PathBuf, u16, u16),
     #[error("a no-progress limit of {0} plies is not possible: tables hold distances of 1 to 126 plies")]
     Limit(u16),
-    #[error("--pieces {0}: tables of 2 to 5 pieces can be built (6 would take 62 GB)")]
+    #[error("--pieces {0}: tables of 2 to 5 pieces can be built")]
     Pieces(u32),
+    #[error("{0}: these are {1} tables, and the game is {2}")]
+    OtherGame(PathBuf, GameKind, GameKind),
     #[error("table {0} is needed first (build the tables of fewer pieces into the same folder)")]
     Missing(String),
 }
@@ -173,22 +179,51 @@ struct Table {
     entries: file::Entries,
 }
 
-/// A set of tables sharing one no-progress limit.
-pub struct Tablebase {
+/// A set of tables of the game `P` sharing one no-progress limit.
+pub struct Tablebase<P: TableGame = crate::game::Position> {
     tables: HashMap<Material, Table>,
     limit: u16,
     /// The most pieces of any table here: a position with more is not
     /// looked up (a search probes at every node).
     most_pieces: u32,
+    game: PhantomData<fn() -> P>,
 }
 
-impl Tablebase {
+/// The game whose tables are in `dir` (read from its first table file's
+/// first bytes).
+pub fn game_of_tables(dir: &Path) -> Result<GameKind, TablebaseError> {
+    let io = |e| TablebaseError::Io(dir.to_path_buf(), e);
+    let first = table_files(dir)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| TablebaseError::Empty(dir.to_path_buf()))?;
+    let mut magic = [0u8; 8];
+    std::io::Read::read_exact(&mut std::fs::File::open(&first).map_err(io)?, &mut magic)
+        .map_err(|e| TablebaseError::Io(first.clone(), e))?;
+    file::game_of_magic(&magic)
+        .ok_or_else(|| TablebaseError::BadFile(first, "not a table file (unknown first bytes)".into()))
+}
+
+/// The table files (`*.dtb`) in `dir`, sorted.
+fn table_files(dir: &Path) -> Result<Vec<PathBuf>, TablebaseError> {
+    let io = |e| TablebaseError::Io(dir.to_path_buf(), e);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "dtb"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+impl<P: TableGame> Tablebase<P> {
     /// An empty set for `limit` (the builder fills it).
-    fn empty(limit: u16) -> Tablebase {
+    fn empty(limit: u16) -> Tablebase<P> {
         Tablebase {
             tables: HashMap::new(),
             limit,
             most_pieces: 0,
+            game: PhantomData,
         }
     }
 
@@ -201,17 +236,10 @@ impl Tablebase {
     /// Every table (`*.dtb`) in `dir`, each checked (magic, version,
     /// balance, size, checksum) and read into memory, or memory-mapped with
     /// `mmap`.
-    pub fn open(dir: &Path, mmap: bool) -> Result<Tablebase, TablebaseError> {
-        let io = |e| TablebaseError::Io(dir.to_path_buf(), e);
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(io)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "dtb"))
-            .collect();
-        paths.sort();
-        let mut tb: Option<Tablebase> = None;
-        for path in paths {
-            let (material, table, limit) = open_table(&path, mmap)?;
+    pub fn open(dir: &Path, mmap: bool) -> Result<Tablebase<P>, TablebaseError> {
+        let mut tb: Option<Tablebase<P>> = None;
+        for path in table_files(dir)? {
+            let (material, table, limit) = open_table::<P>(&path, mmap)?;
             let set = tb.get_or_insert_with(|| Tablebase::empty(limit));
             if set.limit != limit {
                 return Err(TablebaseError::MixedLimits(path, limit, set.limit));
@@ -229,7 +257,11 @@ impl Tablebase {
     /// The largest N such that every balance of up to N pieces is here.
     pub fn max_pieces(&self) -> u32 {
         (2..=8)
-            .take_while(|&n| Material::all_with(n).iter().all(|m| self.tables.contains_key(m)))
+            .take_while(|&n| {
+                Material::all_with::<P>(n)
+                    .iter()
+                    .all(|m| self.tables.contains_key(m))
+            })
             .last()
             .unwrap_or(0)
     }
@@ -237,22 +269,23 @@ impl Tablebase {
     /// The balances held, fewest pieces first.
     pub fn materials(&self) -> Vec<Material> {
         let mut v: Vec<Material> = self.tables.keys().copied().collect();
-        v.sort_by_key(|m| (m.pieces(), m.name()));
+        v.sort_by_key(|m| (m.pieces(), m.name::<P>()));
         v
     }
 
     /// The stored value of `pos` (its no-progress counter taken as 0), or
     /// None where no table covers it (another variant, or a balance not
     /// here). A side without pieces needs no table.
-    pub fn entry(&self, pos: &Position) -> Option<Value> {
-        if pos.variant() != Variant::Standard {
+    pub fn entry(&self, pos: &P) -> Option<Value> {
+        if !pos.table_variant() {
             return None;
         }
-        let me = pos.side_to_move();
-        if pos.count(me) == 0 {
+        let material = Material::of(pos);
+        let (mine, theirs) = (material.side_pieces(0), material.side_pieces(1));
+        if mine == 0 {
             return Some(Value::Loss(0));
         }
-        if pos.count(me.opposite()) == 0 {
+        if theirs == 0 {
             // Any move leaves the opponent, without pieces, lost.
             let moves = pos.legal_moves();
             return Some(if moves.is_empty() {
@@ -261,38 +294,46 @@ impl Tablebase {
                 Value::Win(1)
             });
         }
-        if pos.count(me) + pos.count(me.opposite()) > self.most_pieces {
+        if mine + theirs > self.most_pieces {
             return None;
         }
-        let material = Material::of(pos);
         let table = self.tables.get(&material)?;
         Value::from_byte(table.entries.bytes()[material.index(pos) as usize])
     }
 
     /// The value of `pos` with its own no-progress counter, under the
     /// limit the tables were built for ([`Value::at_counter`]).
-    pub fn probe(&self, pos: &Position) -> Option<Value> {
-        self.entry(pos)
-            .map(|v| v.at_counter(pos.no_progress(), self.limit))
+    pub fn probe(&self, pos: &P) -> Option<Value> {
+        self.probe_at(pos, pos.no_progress())
+    }
+
+    /// The value of `pos` with its no-progress counter at `counter`.
+    pub fn probe_at(&self, pos: &P, counter: u16) -> Option<Value> {
+        self.entry(pos).map(|v| v.at_counter(counter, self.limit))
     }
 
     /// Every legal move of `pos` with the value it leads to for the side
     /// to move (a conversion counts one ply; a quiet move one more than its
     /// successor's distance), best first; None where a successor is not
     /// covered. Empty when `pos` has no legal move.
-    pub fn move_values(&self, pos: &Position) -> Option<Vec<(Move, Value)>> {
-        self.valued_moves(pos).ok()
+    pub fn move_values(&self, pos: &P) -> Option<Vec<(P::Move, Value)>> {
+        self.valued_moves(pos, pos.no_progress()).ok()
+    }
+
+    /// [`Tablebase::move_values`] with the no-progress counter at `counter`.
+    pub fn move_values_at(&self, pos: &P, counter: u16) -> Option<Vec<(P::Move, Value)>> {
+        self.valued_moves(pos, counter).ok()
     }
 
     /// [`Tablebase::move_values`], or the balance of a successor no table
     /// here covers.
-    fn valued_moves(&self, pos: &Position) -> Result<Vec<(Move, Value)>, Material> {
-        let counter = pos.no_progress();
+    fn valued_moves(&self, pos: &P, counter: u16) -> Result<Vec<(P::Move, Value)>, Material> {
         let mut out = Vec::new();
         for m in pos.legal_moves() {
-            let child = pos.after(&m);
+            let mut child = *pos;
+            let conversion = child.play_unchecked(&m);
             let v = self.entry(&child).ok_or_else(|| Material::of(&child))?;
-            out.push((m, move_value(v, !converts(pos, &child), counter, self.limit)));
+            out.push((m, move_value(v, !conversion, counter, self.limit)));
         }
         out.sort_by_key(|(_, v)| std::cmp::Reverse(v.order_key()));
         Ok(out)
@@ -303,11 +344,6 @@ impl Tablebase {
     pub fn serves(&self, rules: &DrawRules) -> bool {
         self.limit as u32 == rules.no_progress_plies
     }
-}
-
-/// True when the move from `pos` to `child` was a capture or a promotion.
-fn converts(pos: &Position, child: &Position) -> bool {
-    Material::of(child) != Material::of(pos).swapped()
 }
 
 /// A move's value for the mover, from its successor's stored value `child`
@@ -326,13 +362,8 @@ fn move_value(child: Value, quiet: bool, counter: u16, limit: u16) -> Value {
     v.at_counter(counter, limit)
 }
 
-/// Open and check one table file.
-fn open_table(path: &Path, mmap: bool) -> Result<(Material, Table, u16), TablebaseError> {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let material = Material::parse(&stem).map_err(|e| TablebaseError::BadFile(path.to_path_buf(), e))?;
+/// Open and check one table file of `P`.
+fn open_table<P: TableGame>(path: &Path, mmap: bool) -> Result<(Material, Table, u16), TablebaseError> {
     let io = |e| TablebaseError::Io(path.to_path_buf(), e);
     let entries = if mmap {
         let f = std::fs::File::open(path).map_err(io)?;
@@ -343,6 +374,12 @@ fn open_table(path: &Path, mmap: bool) -> Result<(Material, Table, u16), Tableba
     } else {
         file::Entries::Memory(std::fs::read(path).map_err(io)?)
     };
-    let limit = file::check_table(entries.all(), &material, path)?;
+    file::check_game::<P>(entries.all(), path)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let material = Material::parse::<P>(&stem).map_err(|e| TablebaseError::BadFile(path.to_path_buf(), e))?;
+    let limit = file::check_table::<P>(entries.all(), &material, path)?;
     Ok((material, Table { entries }, limit))
 }

@@ -3,6 +3,7 @@
 //! out move by move.
 
 use super::*;
+use crate::game::{dameo, italian, GamePosition, Position, Variant};
 use crate::util::rng_stream;
 use rand::Rng as _;
 use std::sync::OnceLock;
@@ -23,7 +24,7 @@ fn three() -> &'static (Tablebase, PathBuf) {
             limit: 80,
             dir: dir.clone(),
         };
-        let tb = build(&opts, &mut |_, _, _| {}).unwrap();
+        let tb = build::<Position>(&opts, &mut |_, _, _| {}).unwrap();
         (tb, dir)
     })
 }
@@ -43,7 +44,7 @@ fn every_table_of_three_pieces_passes_the_verifier() {
     assert_eq!(report.mismatches, 0, "{:?}", report.examples);
     assert!(report.positions > 500_000, "{}", report.positions);
     // The same from the files, memory-mapped.
-    let opened = Tablebase::open(dir, true).unwrap();
+    let opened = Tablebase::<Position>::open(dir, true).unwrap();
     assert_eq!(opened.limit(), 80);
     assert_eq!(opened.materials(), tb.materials());
     let p = pos("W:WIf3:Bg4,Dd5");
@@ -53,8 +54,8 @@ fn every_table_of_three_pieces_passes_the_verifier() {
 #[test]
 fn a_wrong_entry_is_found_by_the_verifier() {
     let (tb, dir) = three();
-    let mut copy = Tablebase::open(dir, false).unwrap();
-    let m = Material::parse("IvDP").unwrap();
+    let mut copy = Tablebase::<Position>::open(dir, false).unwrap();
+    let m = Material::parse::<Position>("IvDP").unwrap();
     let i = m.index(&pos("W:WIa2:BDd5,b7"));
     let Some(Table {
         entries: file::Entries::Memory(bytes),
@@ -62,7 +63,7 @@ fn a_wrong_entry_is_found_by_the_verifier() {
     else {
         panic!("IvDP read into memory");
     };
-    let at = bytes.len() - 4 - m.table_len() as usize + i as usize;
+    let at = bytes.len() - 4 - m.table_len::<Position>() as usize + i as usize;
     let was = Value::from_byte(bytes[at]).unwrap();
     let wrong = if was == Value::Draw {
         Value::Win(3)
@@ -111,8 +112,8 @@ fn values_keep_the_rules_symmetry() {
     let (tb, _) = three();
     let mut checked = 0;
     for m in tb.materials() {
-        for i in (0..m.table_len()).step_by(7) {
-            if let Some(p) = m.position(i) {
+        for i in (0..m.table_len::<Position>()).step_by(7) {
+            if let Some(p) = m.position::<Position>(i) {
                 assert_eq!(tb.entry(&p), tb.entry(&p.reflect()), "{}", p.to_fen());
                 assert_eq!(tb.entry(&p), tb.entry(&p.rotate_swap()), "{}", p.to_fen());
                 checked += 1;
@@ -129,10 +130,10 @@ fn values_keep_the_rules_symmetry() {
 fn won_positions_play_out_to_their_conversion() {
     let (tb, _) = three();
     let mut rng = rng_stream(5, "tb-playout", 0);
-    let m = Material::parse("IvDP").unwrap();
+    let m = Material::parse::<Position>("IvDP").unwrap();
     let mut played = 0;
     while played < 40 {
-        let Some(start) = m.position(rng.random_range(0..m.table_len())) else {
+        let Some(start) = m.position::<Position>(rng.random_range(0..m.table_len::<Position>())) else {
             continue;
         };
         let Some(Value::Win(d)) = tb.probe(&start) else {
@@ -145,8 +146,8 @@ fn won_positions_play_out_to_their_conversion() {
             let moves = tb.move_values(&p).unwrap();
             let (best, v) = moves[0];
             assert_eq!(v.plies(), left, "{}", p.to_fen());
-            let child = p.after(&best);
-            if converts(&p, &child) {
+            let mut child = p;
+            if child.play_unchecked(&best) {
                 assert_eq!(left, 1);
                 let after = tb.probe(&child).unwrap();
                 assert!(matches!(after, Value::Loss(_)) == (child.side_to_move() != winner));
@@ -172,17 +173,20 @@ fn a_second_build_keeps_the_tables_and_a_damaged_file_is_refused() {
         dir: dir.clone(),
     };
     let mut kept = Vec::new();
-    build(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
+    build::<Position>(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
     assert_eq!(kept, vec![false; 9]);
     kept.clear();
-    build(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
+    build::<Position>(&opts, &mut |r, _, _| kept.push(r.kept)).unwrap();
     assert_eq!(kept, vec![true; 9]);
     // A flipped byte: the checksum finds it.
-    let path = table_path(&dir, &Material::parse("IvP").unwrap());
+    let path = table_path::<Position>(&dir, &Material::parse::<Position>("IvP").unwrap());
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[40] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
-    let e = Tablebase::open(&dir, false).err().unwrap().to_string();
+    let e = Tablebase::<Position>::open(&dir, false)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("checksum mismatch"), "{e}");
     assert!(!e.contains('\n'));
     // Bad options.
@@ -192,14 +196,20 @@ fn a_second_build_keeps_the_tables_and_a_damaged_file_is_refused() {
             limit,
             dir: dir.clone(),
         };
-        build(&o, &mut |_, _, _| {}).err().unwrap().to_string()
+        build::<Position>(&o, &mut |_, _, _| {})
+            .err()
+            .unwrap()
+            .to_string()
     };
     assert!(bad(6, 80).contains("2 to 5 pieces"));
     assert!(bad(3, 0).contains("not possible"));
     assert!(bad(3, 200).contains("not possible"));
     let empty = tmpdir("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let e = Tablebase::open(&empty, false).err().unwrap().to_string();
+    let e = Tablebase::<Position>::open(&empty, false)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("tablebase build"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
@@ -215,7 +225,7 @@ fn a_search_with_the_tables_proves_a_capture_into_them() {
     use crate::mcts::{search, ExactValues, SearchParams, Tree, UniformEvaluator, Wdl};
     use std::sync::Arc;
     let (tb, dir) = three();
-    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::<Position>::open(dir, false).unwrap());
     let start = pos("W:WIf3,Dd1:Bg4,b7");
     let moves = start.legal_moves();
     assert_eq!(moves.len(), 1, "f3xh5 is compulsory");
@@ -265,7 +275,7 @@ fn self_play_ends_games_the_tables_cover_with_their_result() {
         skip_forced: false,
         ..SelfPlayConfig::default()
     };
-    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::<Position>::open(dir, false).unwrap());
     let mut sp = SelfPlay::new(&cfg, start, DrawRules::default(), 1);
     sp.set_exact_values(Some(tables));
     sp.keep_finished_games();
@@ -296,12 +306,12 @@ fn a_player_with_the_tables_converts_won_positions() {
     use crate::mcts::{ExactValues, SearchParams};
     use std::sync::Arc;
     let (tb, dir) = three();
-    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
-    let m = Material::parse("IvDP").unwrap();
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::<Position>::open(dir, false).unwrap());
+    let m = Material::parse::<Position>("IvDP").unwrap();
     let mut rng = rng_stream(9, "tb-games", 0);
     let mut won = 0u64;
     while won < 20 {
-        let Some(start) = m.position(rng.random_range(0..m.table_len())) else {
+        let Some(start) = m.position::<Position>(rng.random_range(0..m.table_len::<Position>())) else {
             continue;
         };
         if !matches!(tb.probe(&start), Some(Value::Win(_))) {
@@ -346,7 +356,7 @@ fn a_player_with_the_tables_keeps_drawn_positions_drawn() {
     use crate::mcts::{DecisiveOnly, ExactValues, SearchParams};
     use std::sync::Arc;
     let (tb, dir) = three();
-    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::open(dir, false).unwrap());
+    let tables: Arc<dyn ExactValues<Position>> = Arc::new(Tablebase::<Position>::open(dir, false).unwrap());
     let decisive = DecisiveOnly(tables.clone());
     let materials = tb.materials();
     let mut rng = rng_stream(4, "tb-draws", 0);
@@ -356,7 +366,7 @@ fn a_player_with_the_tables_keeps_drawn_positions_drawn() {
             break;
         }
         let m = &materials[rng.random_range(0..materials.len())];
-        let Some(p) = m.position(rng.random_range(0..m.table_len())) else {
+        let Some(p) = m.position::<Position>(rng.random_range(0..m.table_len::<Position>())) else {
             continue;
         };
         let values = tb.move_values(&p).unwrap_or_default();
@@ -450,4 +460,61 @@ fn a_run_mixes_positions_drawn_from_the_tables_into_its_window() {
         assert_eq!(s.z, wdl[(exact + 1) as usize]);
     }
     let _ = std::fs::remove_dir_all(&runs);
+}
+
+/// Every table of up to 3 pieces of `P` built into a fresh folder, the
+/// verifier's report, and the tables opened again from the files.
+fn built_and_verified<P: TableGame>(name: &str) -> (Tablebase<P>, VerifyReport) {
+    let dir = tmpdir(name);
+    let opts = BuildOptions {
+        max_pieces: 3,
+        limit: 80,
+        dir: dir.clone(),
+    };
+    build::<P>(&opts, &mut |_, _, _| {}).unwrap();
+    let tb = Tablebase::<P>::open(&dir, false).unwrap();
+    let report = verify(&tb, &mut |_, _, _| {}).unwrap();
+    assert_eq!(game_of_tables(&dir).unwrap(), P::KIND);
+    // Another game's reader names the game the tables are of.
+    let e = Tablebase::<Position>::open(&dir, false)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains(&format!("these are {} tables", P::KIND)), "{e}");
+    (tb, report)
+}
+
+#[test]
+fn italian_tables_of_three_pieces_pass_the_verifier() {
+    let (tb, report) = built_and_verified::<italian::Position>("italian");
+    // Men and kings: 4 balances of 2 pieces, 12 of 3.
+    assert_eq!(tb.materials().len(), 16);
+    assert_eq!(tb.max_pieces(), 3);
+    assert_eq!(report.mismatches, 0, "{:?}", report.examples);
+    assert!(report.positions > 50_000, "{}", report.positions);
+    // A man that takes the last piece wins at once: 22x13.
+    let p = <italian::Position as GamePosition>::from_setup("W:W22:B18", ()).unwrap();
+    assert_eq!(tb.probe(&p), Some(Value::Win(1)));
+    let best = tb.move_values(&p).unwrap()[0].0;
+    assert_eq!(p.move_text(&best), "22x13");
+    // A man never captures a king in Italian draughts: a lone man against
+    // a king cannot win, and two kings beat a lone man.
+    let man_v_king = <italian::Position as GamePosition>::from_setup("W:W22:BK5", ()).unwrap();
+    assert_ne!(tb.probe(&man_v_king).map(|v| v.score()), Some(1));
+    let kings_v_man = <italian::Position as GamePosition>::from_setup("W:WK29,K30:B5", ()).unwrap();
+    assert_eq!(tb.probe(&kings_v_man).map(|v| v.score()), Some(1));
+}
+
+#[test]
+fn dameo_tables_of_three_pieces_pass_the_verifier() {
+    let (tb, report) = built_and_verified::<dameo::Position>("dameo");
+    assert_eq!(tb.materials().len(), 16);
+    assert_eq!(report.mismatches, 0, "{:?}", report.examples);
+    assert!(report.positions > 1_000_000, "{}", report.positions);
+    // A black man on a7 left to White's king on a1: the king takes it
+    // along the file at once.
+    let p = <dameo::Position as GamePosition>::from_setup("W:WKa1:Ba7", ()).unwrap();
+    assert_eq!(tb.probe(&p), Some(Value::Win(1)));
+    // Symmetry: the same position turned, Black to move, has the same value.
+    assert_eq!(tb.probe(&p.rotate_swap()), tb.probe(&p));
 }

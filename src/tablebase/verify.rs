@@ -12,7 +12,7 @@
 //! on the distance).
 
 use super::{Material, Tablebase, TablebaseError, Value};
-use crate::game::Position;
+use crate::game::TableGame;
 use rayon::prelude::*;
 
 /// What the verifier found.
@@ -52,8 +52,8 @@ impl Tally {
 /// Check every table of `tb` (each table needs the tables its conversions
 /// lead to); `on_table` hears of each table as it is checked, with the
 /// count done and in all.
-pub fn verify(
-    tb: &Tablebase,
+pub fn verify<P: TableGame>(
+    tb: &Tablebase<P>,
     on_table: &mut dyn FnMut(&Material, usize, usize),
 ) -> Result<VerifyReport, TablebaseError> {
     let materials = tb.materials();
@@ -71,12 +71,12 @@ pub fn verify(
 }
 
 /// Check one table's every position, in parallel.
-fn check_table(tb: &Tablebase, m: &Material) -> Result<Tally, TablebaseError> {
-    (0..m.table_len())
+fn check_table<P: TableGame>(tb: &Tablebase<P>, m: &Material) -> Result<Tally, TablebaseError> {
+    (0..m.table_len::<P>())
         .into_par_iter()
         .map(|i| {
             let mut t = Tally::default();
-            let Some(pos) = m.position(i) else {
+            let Some(pos) = m.position::<P>(i) else {
                 return Ok(t);
             };
             t.positions = 1;
@@ -84,7 +84,7 @@ fn check_table(tb: &Tablebase, m: &Material) -> Result<Tally, TablebaseError> {
             let searched = one_ply(tb, &pos)?;
             if entry != searched {
                 t.mismatches = 1;
-                t.examples.push((pos.to_fen(), entry, searched));
+                t.examples.push((pos.to_setup(), entry, searched));
             }
             Ok(t)
         })
@@ -94,9 +94,9 @@ fn check_table(tb: &Tablebase, m: &Material) -> Result<Tally, TablebaseError> {
 /// The value of `pos` (a table's position, its counter 0) from a one-ply
 /// search over its successors' entries: its best move's value, or a loss
 /// where it has none.
-fn one_ply(tb: &Tablebase, pos: &Position) -> Result<Value, TablebaseError> {
+fn one_ply<P: TableGame>(tb: &Tablebase<P>, pos: &P) -> Result<Value, TablebaseError> {
     let moves = tb
-        .valued_moves(pos)
-        .map_err(|m| TablebaseError::Missing(m.name()))?;
+        .valued_moves(pos, 0)
+        .map_err(|m| TablebaseError::Missing(m.name::<P>()))?;
     Ok(moves.first().map_or(Value::Loss(0), |(_, v)| *v))
 }

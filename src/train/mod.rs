@@ -294,7 +294,7 @@ pub struct Trainer {
 /// Training samples for benchmarks: each game's position with a uniform
 /// policy target over its legal moves (`moves[i]` are game `i`'s legal
 /// moves) and a drawn outcome.
-pub fn bench_samples(games: &[crate::game::Game], moves: &[crate::game::MoveList]) -> Vec<Sample> {
+pub fn bench_samples<P: Board>(games: &[crate::game::Game<P>], moves: &[Vec<P::Move>]) -> Vec<Sample<P>> {
     games
         .iter()
         .zip(moves)

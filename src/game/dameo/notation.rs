@@ -7,8 +7,9 @@
 //! `d4xf6` when that is unambiguous).
 
 use super::position::{Cells, Move, Position};
-use crate::game::italian::Piece;
+use crate::game::interface::GamePosition;
 use crate::game::setup::{cut, split_setup, SetupFieldsError};
+use crate::game::types::DraughtsPiece as Piece;
 use crate::game::types::{parse_coords, Color};
 use crate::game::ParseMoveError;
 
@@ -106,56 +107,6 @@ fn tokens(set: Cells, prefix: &str) -> Vec<String> {
 }
 
 impl Position {
-    /// Read a setup string: side to move, then each side's pieces, then an
-    /// optional `H<n>` counter of reversible plies.
-    pub fn from_setup(text: &str) -> Result<Position, SetupError> {
-        let fields = split_setup(text)?;
-        let mut pos = Position::empty();
-        for c in [Color::White, Color::Black] {
-            read_pieces(&mut pos, c, fields.pieces[c.index()])?;
-            let n = pos.color_cells(c).count_ones();
-            if n > 18 {
-                return Err(SetupError::TooManyPieces(c.name(), n));
-            }
-        }
-        pos.set_reversible_plies(fields.counter);
-        pos.set_side(fields.side);
-        Ok(pos)
-    }
-
-    /// The setup string: each side's men, then its kings, in cell order;
-    /// the `H` field only when the counter is not zero.
-    pub fn to_setup(&self) -> String {
-        let mut s = String::new();
-        s.push(self.side_to_move().letter());
-        for c in [Color::White, Color::Black] {
-            s.push(':');
-            s.push(c.letter());
-            let mut toks = tokens(self.men(c), "");
-            toks.extend(tokens(self.kings(c), "K"));
-            s.push_str(&toks.join(","));
-        }
-        if self.reversible_plies() > 0 {
-            s.push_str(&format!(":H{}", self.reversible_plies()));
-        }
-        s
-    }
-
-    /// A move's full text: `c3-c4`, a line move `c1-c4`, or a capture's
-    /// every landing cell (`d4xd6xf6`).
-    pub fn move_text(&self, m: &Move) -> String {
-        let mut t = cell_name(m.from());
-        if !m.is_capture() {
-            t.push('-');
-            t.push_str(&cell_name(m.to()));
-        }
-        for c in m.landings() {
-            t.push('x');
-            t.push_str(&cell_name(c));
-        }
-        t
-    }
-
     /// The opponent's pieces a capture path passes over: each leg must run
     /// along a rank or a file; None otherwise.
     fn captured_along(&self, path: &[usize]) -> Option<Cells> {
@@ -171,40 +122,90 @@ impl Position {
             Some(acc | (between & enemy))
         })
     }
+}
 
-    /// Read a move: `c3-c4`, a line move `c1-c4`, a capture's full path
-    /// `d4xd6xf6`, or its start and end `d4xf6` when only one legal capture
-    /// joins them.
-    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
-        let t = text.trim();
-        let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
-        let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
-        let mut path = Vec::with_capacity(parts.len());
-        for p in &parts {
-            path.push(cell_of_name(p).ok_or_else(|| syntax(&format!("'{p}' is not a cell a1..h8")))?);
+/// Read a setup string: side to move, then each side's pieces, then an
+/// optional `H<n>` counter of reversible plies.
+pub(super) fn read_setup(text: &str) -> Result<Position, SetupError> {
+    let fields = split_setup(text)?;
+    let mut pos = Position::empty();
+    for c in [Color::White, Color::Black] {
+        read_pieces(&mut pos, c, fields.pieces[c.index()])?;
+        let n = pos.color_cells(c).count_ones();
+        if n > 18 {
+            return Err(SetupError::TooManyPieces(c.name(), n));
         }
-        let legal = self.legal_moves();
-        let names = || legal.iter().map(|m| self.move_text(m)).collect::<Vec<_>>();
-        let captured = if is_capture && path.len() > 2 {
-            Some(
-                self.captured_along(&path)
-                    .ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?,
-            )
-        } else {
-            None
-        };
-        let candidates: Vec<&Move> = legal
-            .iter()
-            .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
-            .filter(|m| captured.is_none_or(|c| m.captured() == c))
-            .collect();
-        match candidates.as_slice() {
-            [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
-            [m] => Ok(**m),
-            many => Err(ParseMoveError::Ambiguous(
-                t.to_string(),
-                many.iter().map(|m| self.move_text(m)).collect(),
-            )),
-        }
+    }
+    pos.set_reversible_plies(fields.counter);
+    pos.set_side(fields.side);
+    Ok(pos)
+}
+
+/// The setup string: each side's men, then its kings, in cell order;
+/// the `H` field only when the counter is not zero.
+pub(super) fn setup_text(pos: &Position) -> String {
+    let mut s = String::new();
+    s.push(pos.side_to_move().letter());
+    for c in [Color::White, Color::Black] {
+        s.push(':');
+        s.push(c.letter());
+        let mut toks = tokens(pos.men(c), "");
+        toks.extend(tokens(pos.kings(c), "K"));
+        s.push_str(&toks.join(","));
+    }
+    if pos.no_progress() > 0 {
+        s.push_str(&format!(":H{}", pos.no_progress()));
+    }
+    s
+}
+
+/// A move's full text: `c3-c4`, a line move `c1-c4`, or a capture's
+/// every landing cell (`d4xd6xf6`).
+pub(super) fn move_text(m: &Move) -> String {
+    let mut t = cell_name(m.from());
+    if !m.is_capture() {
+        t.push('-');
+        t.push_str(&cell_name(m.to()));
+    }
+    for c in m.landings() {
+        t.push('x');
+        t.push_str(&cell_name(c));
+    }
+    t
+}
+
+/// Read a move: `c3-c4`, a line move `c1-c4`, a capture's full path
+/// `d4xd6xf6`, or its start and end `d4xf6` when only one legal capture
+/// joins them.
+pub(super) fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
+    let t = text.trim();
+    let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
+    let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
+    let mut path = Vec::with_capacity(parts.len());
+    for p in &parts {
+        path.push(cell_of_name(p).ok_or_else(|| syntax(&format!("'{p}' is not a cell a1..h8")))?);
+    }
+    let legal = pos.legal_moves();
+    let names = || legal.iter().map(move_text).collect::<Vec<_>>();
+    let captured = if is_capture && path.len() > 2 {
+        Some(
+            pos.captured_along(&path)
+                .ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?,
+        )
+    } else {
+        None
+    };
+    let candidates: Vec<&Move> = legal
+        .iter()
+        .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
+        .filter(|m| captured.is_none_or(|c| m.captured() == c))
+        .collect();
+    match candidates.as_slice() {
+        [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
+        [m] => Ok(**m),
+        many => Err(ParseMoveError::Ambiguous(
+            t.to_string(),
+            many.iter().map(|m| move_text(m)).collect(),
+        )),
     }
 }

@@ -4,7 +4,10 @@
 //! men, queen moves of kings, orthogonal captures with deferred removal
 //! and the majority rule); making moves.
 
-use crate::game::italian::Piece;
+use super::notation::{self, SetupError};
+use crate::game::interface::{GameKind, GamePosition};
+use crate::game::notation::ParseMoveError;
+use crate::game::types::DraughtsPiece as Piece;
 use crate::game::types::{splitmix, Color};
 use std::fmt;
 
@@ -110,17 +113,7 @@ fn slide(cell: usize, d: usize, occupied: Cells) -> (Cells, usize) {
     (ray & !RAY[d][first] & !(1 << first), first)
 }
 
-/// Iterate over the cells of a set, lowest first.
-#[inline]
-pub fn cells(mut b: Cells) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (b != 0).then(|| {
-            let i = b.trailing_zeros() as usize;
-            b &= b - 1;
-            i
-        })
-    })
-}
+pub use crate::game::grid::cells;
 
 /// A legal move. Two moves are equal when their start cell, end cell and
 /// captured set are equal (they lead to the same position); the landing
@@ -300,27 +293,6 @@ impl Position {
         }
     }
 
-    /// The start position: each side's eighteen men on its first three
-    /// rows, eight, six and four (a1-h1, b2-g2, c3-f3 for White), White to
-    /// move.
-    pub fn start() -> Position {
-        let white: Cells = 0xFF | (0x7E << 8) | (0x3C << 16);
-        let black = white.swap_bytes();
-        let mut p = Position::empty();
-        for (c, set) in [(Color::White, white), (Color::Black, black)] {
-            for cell in cells(set) {
-                p.put(
-                    cell,
-                    Piece {
-                        color: c,
-                        king: false,
-                    },
-                );
-            }
-        }
-        p
-    }
-
     /// Put a piece on an empty cell (0..64).
     pub fn put(&mut self, cell: usize, p: Piece) {
         debug_assert!(self.piece_at(cell).is_none());
@@ -360,21 +332,6 @@ impl Position {
         })
     }
 
-    /// The side to move.
-    #[inline]
-    pub fn side_to_move(&self) -> Color {
-        self.side
-    }
-    /// Plies since the last man move or capture.
-    #[inline]
-    pub fn reversible_plies(&self) -> u16 {
-        self.reversible
-    }
-    /// The Zobrist hash of the pieces and the side to move.
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.hash
-    }
     /// `c`'s pieces.
     #[inline]
     pub fn color_cells(&self, c: Color) -> Cells {
@@ -411,56 +368,6 @@ impl Position {
         h
     }
 
-    /// True when the side to move has a capture (and so must capture).
-    pub fn has_capture(&self) -> bool {
-        let me = self.side;
-        let enemy = self.color_cells(me.opposite());
-        let empty = !self.occupied();
-        if self.capturing_men() != 0 {
-            return true;
-        }
-        cells(self.kings(me)).any(|k| {
-            ORTHOGONAL.iter().any(|&d| {
-                let (_, first) = slide(k, d, self.occupied());
-                first != 64 && enemy & (1 << first) != 0 && {
-                    let beyond = NEIGHBOR[d][first] as usize;
-                    beyond != 64 && empty & (1 << beyond) != 0
-                }
-            })
-        })
-    }
-
-    /// Every legal move into `out` (cleared first): the captures taking
-    /// the most pieces when there is a capture, otherwise every step,
-    /// line move and king move.
-    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
-        out.clear();
-        if self.has_capture() {
-            self.gen_captures(out);
-            return;
-        }
-        self.gen_men_moves(out);
-        let empty = !self.occupied();
-        for k in cells(self.kings(self.side)) {
-            for d in 0..8 {
-                for to in cells(slide(k, d, self.occupied()).0 & empty) {
-                    out.push(Move::quiet(k, to));
-                }
-            }
-        }
-    }
-
-    /// The number of legal moves, counted without generating the steps,
-    /// line moves and king moves.
-    pub fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
-        if self.has_capture() {
-            scratch.clear();
-            self.gen_captures(scratch);
-            return scratch.len() as u64;
-        }
-        self.quiet_move_count() as u64
-    }
-
     /// True when the side to move has a step or a king move (a line move
     /// needs its front man's step free, so it adds none): a man with the
     /// next cell ahead empty, or a king with an empty neighbour.
@@ -494,13 +401,6 @@ impl Position {
                 .sum::<u32>();
         }
         n
-    }
-
-    /// Every legal move.
-    pub fn legal_moves(&self) -> Vec<Move> {
-        let mut out = Vec::with_capacity(64);
-        self.legal_moves_into(&mut out);
-        out
     }
 
     /// Steps and line moves: in each forward direction, a man whose next
@@ -556,10 +456,138 @@ impl Position {
             search.extend(from, 0, 0);
         }
     }
+}
 
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_setup())
+    }
+}
+
+/// The byte files write for Dameo positions (Damone 0-2, Italian 3).
+const VARIANT_CODE: u8 = 4;
+
+impl GamePosition for Position {
+    type Move = Move;
+    type Variant = ();
+    type SetupError = SetupError;
+
+    const KIND: GameKind = GameKind::Dameo;
+    const REPETITION_DRAW: usize = 3;
+
+    fn variant_code(_: ()) -> u8 {
+        VARIANT_CODE
+    }
+    fn variant_of_code(code: u8) -> Option<()> {
+        (code == VARIANT_CODE).then_some(())
+    }
+    fn variant_name(_: ()) -> &'static str {
+        "standard"
+    }
+    fn variant_named(name: &str) -> Result<(), String> {
+        match name.trim() {
+            "standard" => Ok(()),
+            other => Err(format!(
+                "unknown variant '{other}' for dameo (it has one: standard)"
+            )),
+        }
+    }
+    /// The start position: each side's eighteen men on its first three
+    /// rows, eight, six and four (a1-h1, b2-g2, c3-f3 for White), White to
+    /// move.
+    fn start(_: ()) -> Position {
+        let white: Cells = 0xFF | (0x7E << 8) | (0x3C << 16);
+        let black = white.swap_bytes();
+        let mut p = Position::empty();
+        for (c, set) in [(Color::White, white), (Color::Black, black)] {
+            for cell in cells(set) {
+                p.put(
+                    cell,
+                    Piece {
+                        color: c,
+                        king: false,
+                    },
+                );
+            }
+        }
+        p
+    }
+    fn from_setup(text: &str, _: ()) -> Result<Self, SetupError> {
+        notation::read_setup(text)
+    }
+    fn to_setup(&self) -> String {
+        notation::setup_text(self)
+    }
+    fn variant(&self) {}
+    /// The side to move.
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// The Zobrist hash of the pieces and the side to move.
+    #[inline]
+    fn hash_key(&self) -> u64 {
+        self.hash
+    }
+    /// Plies since the last man move or capture.
+    #[inline]
+    fn no_progress(&self) -> u16 {
+        self.reversible
+    }
+    /// Every legal move into `out` (cleared first): the captures taking
+    /// the most pieces when there is a capture, otherwise every step,
+    /// line move and king move.
+    fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        out.clear();
+        if self.has_capture() {
+            self.gen_captures(out);
+            return;
+        }
+        self.gen_men_moves(out);
+        let empty = !self.occupied();
+        for k in cells(self.kings(self.side)) {
+            for d in 0..8 {
+                for to in cells(slide(k, d, self.occupied()).0 & empty) {
+                    out.push(Move::quiet(k, to));
+                }
+            }
+        }
+    }
+    /// The number of legal moves, counted without generating the steps,
+    /// line moves and king moves.
+    fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
+        if self.has_capture() {
+            scratch.clear();
+            self.gen_captures(scratch);
+            return scratch.len() as u64;
+        }
+        self.quiet_move_count() as u64
+    }
+    #[inline]
+    fn has_moves(&self, _scratch: &mut Vec<Move>) -> bool {
+        Position::has_capture(self) || Position::has_quiet_move(self)
+    }
+    /// True when the side to move has a capture (and so must capture).
+    fn has_capture(&self) -> bool {
+        let me = self.side;
+        let enemy = self.color_cells(me.opposite());
+        let empty = !self.occupied();
+        if self.capturing_men() != 0 {
+            return true;
+        }
+        cells(self.kings(me)).any(|k| {
+            ORTHOGONAL.iter().any(|&d| {
+                let (_, first) = slide(k, d, self.occupied());
+                first != 64 && enemy & (1 << first) != 0 && {
+                    let beyond = NEIGHBOR[d][first] as usize;
+                    beyond != 64 && empty & (1 << beyond) != 0
+                }
+            })
+        })
+    }
     /// Play a legal move; true when it was irreversible (a man moved or
     /// something was captured).
-    pub fn play_unchecked(&mut self, m: &Move) -> bool {
+    fn play_unchecked(&mut self, m: &Move) -> bool {
         let me = self.side;
         let them = me.opposite();
         let (from, to) = (m.from(), m.to());
@@ -587,46 +615,51 @@ impl Position {
         };
         irreversible
     }
-
-    /// The position after a legal move.
-    pub fn after(&self, m: &Move) -> Position {
-        let mut p = *self;
-        p.play_unchecked(m);
-        p
+    fn move_text(&self, m: &Move) -> String {
+        notation::move_text(m)
     }
-
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        notation::parse_move(self, text)
+    }
+    fn piece_balance(&self, c: Color) -> f32 {
+        let mine = self.color_cells(c).count_ones() as f32;
+        let theirs = self.color_cells(c.opposite()).count_ones() as f32;
+        (mine - theirs) / 18.0
+    }
     /// `c`'s material: a man is 100, a king 350.
-    pub fn material(&self, c: Color) -> i32 {
+    fn material(&self, c: Color) -> i32 {
         100 * self.men(c).count_ones() as i32 + 350 * self.kings(c).count_ones() as i32
     }
-
-    /// A diagram from White's side (rank 8 at the top): `w`/`b` men,
-    /// `W`/`B` kings, `.` empty cells.
-    pub fn diagram(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            s.push_str(&format!("{} ", r + 1));
-            for f in 0..8 {
-                s.push(match self.piece_at(r * 8 + f) {
-                    None => '.',
-                    Some(p) => match (p.color, p.king) {
-                        (Color::White, false) => 'w',
-                        (Color::White, true) => 'W',
-                        (Color::Black, false) => 'b',
-                        (Color::Black, true) => 'B',
-                    },
-                });
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str("  a b c d e f g h\n");
-        s
+    /// The start and two positions of random playouts, a middle game and
+    /// an ending, each with kings, counted shallower (Dameo's opening is
+    /// far wider; its middle games are narrowed by compulsory captures).
+    const BENCH_SETUPS: &'static [(&'static str, i32)] = &[
+        ("W:Wa1-h1,b2-g2,c3-f3:Bc6-f6,b7-g7,a8-h8", -4),
+        ("W:Wa1,c1,f1,g1,h1,c2,e2,f3,c4,f4,f5,g5,Kh6:Ba4,b7,f7,h8", -2),
+        ("B:Wa2:Ba4,f5,c6,e6,c7,f7,h7,e8,f8,Kd2", -1),
+    ];
+    const PIECE_KINDS: &'static [&'static str] = &["man", "king"];
+    const PIECE_LETTERS: &'static [char] = &['M', 'K'];
+    const MOVE_EXAMPLES: &'static str = "c3-c4, c1-c4, d4xd6xf6";
+    fn playable(file: i32, rank: i32) -> bool {
+        (0..8).contains(&file) && (0..8).contains(&rank)
     }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_setup())
+    fn move_path(m: &Move) -> Vec<(i32, i32)> {
+        let coords = |c: usize| ((c % 8) as i32, (c / 8) as i32);
+        let mut path: Vec<(i32, i32)> = std::iter::once(m.from())
+            .chain(m.landings())
+            .map(coords)
+            .collect();
+        if path.len() == 1 {
+            path.push(coords(m.to()));
+        }
+        path
+    }
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
+        if !Self::playable(file, rank) {
+            return None;
+        }
+        let p = self.piece_at((rank * 8 + file) as usize)?;
+        Some((p.color, p.king as usize))
     }
 }

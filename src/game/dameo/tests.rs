@@ -2,10 +2,10 @@
 //! moves, king moves, every capture rule, promotion, notation and bad input.
 
 use super::*;
-use crate::game::perft;
+use crate::game::{perft, Color, GamePosition};
 
 fn pos(setup: &str) -> Position {
-    Position::from_setup(setup).unwrap_or_else(|e| panic!("{setup}: {e}"))
+    Position::from_setup(setup, ()).unwrap_or_else(|e| panic!("{setup}: {e}"))
 }
 
 fn texts(p: &Position) -> Vec<String> {
@@ -20,7 +20,7 @@ fn from_cell<'a>(moves: &'a [String], cell: &str) -> Vec<&'a String> {
 
 #[test]
 fn start_has_52_moves_22_steps_and_30_line_moves() {
-    let p = Position::start();
+    let p = Position::start(());
     assert_eq!(p.to_setup(), "W:Wa1-h1,b2-g2,c3-f3:Bc6-f6,b7-g7,a8-h8");
     let moves = p.legal_moves();
     assert_eq!(moves.len(), 52);
@@ -179,7 +179,7 @@ fn notation_reads_back_and_ambiguity_is_reported() {
         "another path, same pieces"
     );
     assert!(p.parse_move("d4-d5").is_err());
-    let p = Position::start();
+    let p = Position::start(());
     for m in p.legal_moves() {
         assert_eq!(p.parse_move(&p.move_text(&m)), Ok(m));
     }
@@ -203,7 +203,7 @@ fn bad_setups_get_one_line_errors() {
         ("W:Wa1:H3:Bb8", "must come last"),
         ("W:Wa1-h1,a2-h2,a3-c3:Bh8", "19 pieces"),
     ] {
-        let e = Position::from_setup(bad).expect_err(bad).to_string();
+        let e = Position::from_setup(bad, ()).expect_err(bad).to_string();
         assert!(e.contains(says) && !e.contains('\n'), "{bad}: {e}");
     }
 }
@@ -212,7 +212,7 @@ fn bad_setups_get_one_line_errors() {
 fn hashes_and_counters_follow_the_moves() {
     let mut rng = crate::util::rng_stream(7, "dameo-test", 0);
     use rand::Rng;
-    let mut p = Position::start();
+    let mut p = Position::start(());
     for _ in 0..300 {
         let moves = p.legal_moves();
         if moves.is_empty() {
@@ -220,12 +220,12 @@ fn hashes_and_counters_follow_the_moves() {
         }
         let m = moves[rng.random_range(0..moves.len())];
         let king = p.kings(p.side_to_move()) & (1 << m.from()) != 0;
-        let before = p.reversible_plies();
+        let before = p.no_progress();
         let irreversible = p.play_unchecked(&m);
         assert_eq!(irreversible, !king || m.is_capture());
-        assert_eq!(p.reversible_plies(), if irreversible { 0 } else { before + 1 });
-        assert_eq!(p.hash(), p.compute_hash());
-        assert_eq!(Position::from_setup(&p.to_setup()), Ok(p));
+        assert_eq!(p.no_progress(), if irreversible { 0 } else { before + 1 });
+        assert_eq!(p.hash_key(), p.compute_hash());
+        assert_eq!(Position::from_setup(&p.to_setup(), ()), Ok(p));
     }
 }
 
@@ -251,7 +251,7 @@ fn has_moves_agrees_with_the_move_list() {
     let mut rng = crate::util::rng_stream(8, "dameo-has-moves", 0);
     let mut checked = 0;
     for _ in 0..20 {
-        let mut p = Position::start();
+        let mut p = Position::start(());
         for _ in 0..200 {
             for side in [Color::White, Color::Black] {
                 let mut q = p;

@@ -8,6 +8,7 @@
 //! in each player's left-hand corner, as the federation sets it.
 
 use super::position::{Move, Piece, Position};
+use crate::game::interface::GamePosition;
 use crate::game::setup::{cut, split_setup, SetupFieldsError};
 use crate::game::types::{Bitboard, Color, Square};
 use crate::game::ParseMoveError;
@@ -102,95 +103,93 @@ fn jumped_squares(path: &[Square]) -> Option<Bitboard> {
     })
 }
 
-impl Position {
-    /// Read a setup string: side to move, then each side's pieces, then an
-    /// optional `H<n>` counter of reversible plies.
-    pub fn from_setup(text: &str) -> Result<Position, SetupError> {
-        let fields = split_setup(text)?;
-        let mut pos = Position::empty();
-        for c in [Color::White, Color::Black] {
-            read_pieces(&mut pos, c, fields.pieces[c.index()])?;
-            let n = pos.color_bb(c).count_ones();
-            if n > 12 {
-                return Err(SetupError::TooManyPieces(c.name(), n));
-            }
+/// Read a setup string: side to move, then each side's pieces, then an
+/// optional `H<n>` counter of reversible plies.
+pub(super) fn read_setup(text: &str) -> Result<Position, SetupError> {
+    let fields = split_setup(text)?;
+    let mut pos = Position::empty();
+    for c in [Color::White, Color::Black] {
+        read_pieces(&mut pos, c, fields.pieces[c.index()])?;
+        let n = pos.color_bb(c).count_ones();
+        if n > 12 {
+            return Err(SetupError::TooManyPieces(c.name(), n));
         }
-        pos.set_reversible_plies(fields.counter);
-        pos.set_side(fields.side);
-        Ok(pos)
     }
+    pos.set_reversible_plies(fields.counter);
+    pos.set_side(fields.side);
+    Ok(pos)
+}
 
-    /// The setup string, squares in number order; the `H` field only when
-    /// the counter is not zero.
-    pub fn to_setup(&self) -> String {
-        let mut s = String::new();
-        s.push(self.side_to_move().letter());
-        for c in [Color::White, Color::Black] {
-            s.push(':');
-            s.push(c.letter());
-            let mut list: Vec<(u8, bool)> = Square::all()
-                .filter_map(|sq| {
-                    self.piece_at(sq)
-                        .filter(|p| p.color == c)
-                        .map(|p| (square_number(sq), p.king))
-                })
-                .collect();
-            list.sort();
-            let toks: Vec<String> = list
-                .iter()
-                .map(|&(n, king)| format!("{}{n}", if king { "K" } else { "" }))
-                .collect();
-            s.push_str(&toks.join(","));
-        }
-        if self.reversible_plies() > 0 {
-            s.push_str(&format!(":H{}", self.reversible_plies()));
-        }
-        s
-    }
-
-    /// A move's full text: `22-18`, or a capture's every landing square
-    /// (`21x14x7`).
-    pub fn move_text(&self, m: &Move) -> String {
-        let mut t = square_number(m.from()).to_string();
-        if !m.is_capture() {
-            t.push_str(&format!("-{}", square_number(m.to())));
-        }
-        for s in m.landings() {
-            t.push_str(&format!("x{}", square_number(s)));
-        }
-        t
-    }
-
-    /// Read a move: `22-18`, a capture's full path `21x14x7`, or its start
-    /// and end `21x7` when only one legal capture joins them.
-    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
-        let t = text.trim();
-        let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
-        let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
-        let mut path = Vec::with_capacity(parts.len());
-        for p in &parts {
-            let n = p.trim().parse::<u32>().ok().and_then(square_of_number);
-            path.push(n.ok_or_else(|| syntax(&format!("'{p}' is not a square number 1 to 32")))?);
-        }
-        let legal = self.legal_moves();
-        let names = || legal.iter().map(|m| self.move_text(m)).collect::<Vec<_>>();
-        let captured = if is_capture && path.len() > 2 {
-            Some(jumped_squares(&path).ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?)
-        } else {
-            None
-        };
-        let candidates: Vec<&Move> = legal
-            .iter()
-            .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
-            .filter(|m| captured.is_none_or(|c| m.captured() == c))
+/// The setup string, squares in number order; the `H` field only when
+/// the counter is not zero.
+pub(super) fn setup_text(pos: &Position) -> String {
+    let mut s = String::new();
+    s.push(pos.side_to_move().letter());
+    for c in [Color::White, Color::Black] {
+        s.push(':');
+        s.push(c.letter());
+        let mut list: Vec<(u8, bool)> = Square::all()
+            .filter_map(|sq| {
+                pos.piece_at(sq)
+                    .filter(|p| p.color == c)
+                    .map(|p| (square_number(sq), p.king))
+            })
             .collect();
-        match candidates.as_slice() {
-            [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
-            [m] => Ok(**m),
-            many => Err(ParseMoveError::Ambiguous(
-                t.to_string(),
-                many.iter().map(|m| self.move_text(m)).collect(),
-            )),
-        }
+        list.sort();
+        let toks: Vec<String> = list
+            .iter()
+            .map(|&(n, king)| format!("{}{n}", if king { "K" } else { "" }))
+            .collect();
+        s.push_str(&toks.join(","));
+    }
+    if pos.no_progress() > 0 {
+        s.push_str(&format!(":H{}", pos.no_progress()));
+    }
+    s
+}
+
+/// A move's full text: `22-18`, or a capture's every landing square
+/// (`21x14x7`).
+pub(super) fn move_text(m: &Move) -> String {
+    let mut t = square_number(m.from()).to_string();
+    if !m.is_capture() {
+        t.push_str(&format!("-{}", square_number(m.to())));
+    }
+    for s in m.landings() {
+        t.push_str(&format!("x{}", square_number(s)));
+    }
+    t
+}
+
+/// Read a move: `22-18`, a capture's full path `21x14x7`, or its start
+/// and end `21x7` when only one legal capture joins them.
+pub(super) fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
+    let t = text.trim();
+    let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
+    let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
+    let mut path = Vec::with_capacity(parts.len());
+    for p in &parts {
+        let n = p.trim().parse::<u32>().ok().and_then(square_of_number);
+        path.push(n.ok_or_else(|| syntax(&format!("'{p}' is not a square number 1 to 32")))?);
+    }
+    let legal = pos.legal_moves();
+    let names = || legal.iter().map(move_text).collect::<Vec<_>>();
+    let captured = if is_capture && path.len() > 2 {
+        Some(jumped_squares(&path).ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?)
+    } else {
+        None
+    };
+    let candidates: Vec<&Move> = legal
+        .iter()
+        .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
+        .filter(|m| captured.is_none_or(|c| m.captured() == c))
+        .collect();
+    match candidates.as_slice() {
+        [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
+        [m] => Ok(**m),
+        many => Err(ParseMoveError::Ambiguous(
+            t.to_string(),
+            many.iter().map(|m| move_text(m)).collect(),
+        )),
     }
 }

@@ -3,7 +3,12 @@
 //! hash; move generation with compulsory capture and the federation's four
 //! precedence criteria; making moves.
 
-use crate::game::types::{shift, splitmix, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE};
+use super::notation::{self, square_number, SetupError};
+use crate::game::interface::{GameKind, GamePosition};
+use crate::game::notation::ParseMoveError;
+use crate::game::types::{
+    click_path, shift, splitmix, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE,
+};
 use std::fmt;
 
 /// Most jumps one capture can make: each jump takes one of the opponent's
@@ -88,11 +93,7 @@ const fn man_dirs(c: Color) -> u8 {
 }
 
 /// A piece of Italian draughts: a man or a king of a colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Piece {
-    pub color: Color,
-    pub king: bool,
-}
+pub use crate::game::types::DraughtsPiece as Piece;
 
 /// An Italian draughts position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,21 +206,6 @@ impl Position {
         }
     }
 
-    /// The start position: twelve men a side on the three rows nearest
-    /// each player, White to move.
-    pub fn start() -> Position {
-        let mut p = Position::empty();
-        for s in Square::all() {
-            let color = match s.rank() {
-                0..=2 => Color::White,
-                5..=7 => Color::Black,
-                _ => continue,
-            };
-            p.put(s, Piece { color, king: false });
-        }
-        p
-    }
-
     /// Place a piece (replacing whatever stood there); keeps the hash in step.
     pub fn put(&mut self, s: Square, p: Piece) {
         self.remove(s);
@@ -269,21 +255,6 @@ impl Position {
         })
     }
 
-    /// Side to move.
-    #[inline]
-    pub fn side_to_move(&self) -> Color {
-        self.side
-    }
-    /// Plies since the last capture or man move.
-    #[inline]
-    pub fn reversible_plies(&self) -> u16 {
-        self.reversible
-    }
-    /// Zobrist hash of pieces and side to move.
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.hash
-    }
     /// Squares holding pieces of a colour.
     #[inline]
     pub fn color_bb(&self, c: Color) -> Bitboard {
@@ -305,7 +276,7 @@ impl Position {
         self.by_color[0] | self.by_color[1]
     }
 
-    /// The Zobrist hash computed from scratch (tests compare it with [`Position::hash`]).
+    /// The Zobrist hash computed from scratch (tests compare it with [`GamePosition::hash_key`]).
     pub fn compute_hash(&self) -> u64 {
         let mut h = 0;
         for s in Square::all() {
@@ -319,26 +290,6 @@ impl Position {
         h
     }
 
-    /// True if the side to move has a capture.
-    #[inline]
-    pub fn has_capture(&self) -> bool {
-        let me = self.side;
-        let empty = !self.occupied();
-        let enemy = self.by_color[me.opposite().index()];
-        let men = self.men(me);
-        let kings = self.kings(me);
-        let enemy_men = enemy & !self.kings;
-        Dir::ALL.iter().any(|&d| {
-            let men_here = if man_dirs(me) & (1 << d as u8) != 0 {
-                men
-            } else {
-                0
-            };
-            shift(shift(men_here, d) & enemy_men, d) & empty != 0
-                || shift(shift(kings, d) & enemy, d) & empty != 0
-        })
-    }
-
     /// Pieces of the side to move that may step in direction `d`.
     #[inline(always)]
     fn steppers(&self, d: Dir) -> Bitboard {
@@ -350,39 +301,10 @@ impl Position {
         }
     }
 
-    /// All legal moves into `out` (cleared first).
-    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
-        out.clear();
-        if self.has_capture() {
-            self.gen_captures(out, false);
-            return;
-        }
-        let empty = !self.occupied();
-        for d in Dir::ALL {
-            let back = d.opposite() as usize;
-            for t in squares(shift(self.steppers(d), d) & empty) {
-                out.push(Move {
-                    from: NEIGHBOR[back][t.index()],
-                    to: t.index() as u8,
-                    njumps: 0,
-                    captured: 0,
-                    path: [0; MAX_JUMPS],
-                });
-            }
-        }
-    }
-
-    /// All legal moves.
-    pub fn legal_moves(&self) -> Vec<Move> {
-        let mut out = Vec::with_capacity(16);
-        self.legal_moves_into(&mut out);
-        out
-    }
-
     /// The legal moves with one capture per path: a king that can take the
     /// same pieces along two paths to the same square gets both (the
     /// published perft counts count them so; a player chooses among the
-    /// moves of [`Position::legal_moves_into`], where they are one move).
+    /// moves of [`GamePosition::legal_moves_into`], where they are one move).
     pub fn capture_paths_into(&self, out: &mut Vec<Move>) {
         if self.has_capture() {
             out.clear();
@@ -390,17 +312,6 @@ impl Position {
         } else {
             self.legal_moves_into(out);
         }
-    }
-
-    /// The number of legal moves; without a capture it is counted from
-    /// bitboards without generating the moves.
-    pub fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
-        if self.has_capture() {
-            scratch.clear();
-            self.gen_captures(scratch, false);
-            return scratch.len() as u64;
-        }
-        self.step_count() as u64
     }
 
     /// The steps (non-captures) the side to move has on the board, legal or
@@ -439,10 +350,128 @@ impl Position {
             }
         }
     }
+}
 
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_setup())
+    }
+}
+
+impl GamePosition for Position {
+    type Move = Move;
+    type Variant = ();
+    type SetupError = SetupError;
+
+    const KIND: GameKind = GameKind::Italian;
+    const REPETITION_DRAW: usize = 3;
+
+    fn variant_code(_: ()) -> u8 {
+        3
+    }
+    fn variant_of_code(code: u8) -> Option<()> {
+        (code == 3).then_some(())
+    }
+    fn variant_name(_: ()) -> &'static str {
+        "standard"
+    }
+    fn variant_named(name: &str) -> Result<(), String> {
+        match name.trim() {
+            "standard" => Ok(()),
+            other => Err(format!(
+                "unknown variant '{other}' for italian (it has one: standard)"
+            )),
+        }
+    }
+    /// The start position: twelve men a side on the three rows nearest
+    /// each player, White to move.
+    fn start(_: ()) -> Position {
+        let mut p = Position::empty();
+        for s in Square::all() {
+            let color = match s.rank() {
+                0..=2 => Color::White,
+                5..=7 => Color::Black,
+                _ => continue,
+            };
+            p.put(s, Piece { color, king: false });
+        }
+        p
+    }
+    fn from_setup(text: &str, _: ()) -> Result<Self, SetupError> {
+        notation::read_setup(text)
+    }
+    fn to_setup(&self) -> String {
+        notation::setup_text(self)
+    }
+    fn variant(&self) {}
+    /// Side to move.
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// Zobrist hash of pieces and side to move.
+    #[inline]
+    fn hash_key(&self) -> u64 {
+        self.hash
+    }
+    /// Plies since the last capture or man move.
+    #[inline]
+    fn no_progress(&self) -> u16 {
+        self.reversible
+    }
+    /// All legal moves into `out` (cleared first).
+    fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        out.clear();
+        if self.has_capture() {
+            self.gen_captures(out, false);
+            return;
+        }
+        let empty = !self.occupied();
+        for d in Dir::ALL {
+            let back = d.opposite() as usize;
+            for t in squares(shift(self.steppers(d), d) & empty) {
+                out.push(Move {
+                    from: NEIGHBOR[back][t.index()],
+                    to: t.index() as u8,
+                    njumps: 0,
+                    captured: 0,
+                    path: [0; MAX_JUMPS],
+                });
+            }
+        }
+    }
+    /// The number of legal moves; without a capture it is counted from
+    /// bitboards without generating the moves.
+    fn count_moves(&self, scratch: &mut Vec<Move>) -> u64 {
+        if self.has_capture() {
+            scratch.clear();
+            self.gen_captures(scratch, false);
+            return scratch.len() as u64;
+        }
+        self.step_count() as u64
+    }
+    /// True if the side to move has a capture.
+    #[inline]
+    fn has_capture(&self) -> bool {
+        let me = self.side;
+        let empty = !self.occupied();
+        let enemy = self.by_color[me.opposite().index()];
+        let men = self.men(me);
+        let kings = self.kings(me);
+        let enemy_men = enemy & !self.kings;
+        Dir::ALL.iter().any(|&d| {
+            let men_here = if man_dirs(me) & (1 << d as u8) != 0 {
+                men
+            } else {
+                0
+            };
+            shift(shift(men_here, d) & enemy_men, d) & empty != 0
+                || shift(shift(kings, d) & enemy, d) & empty != 0
+        })
+    }
     /// Play a move assumed legal. Returns true when it was irreversible (a
     /// capture or a man's move).
-    pub fn play_unchecked(&mut self, m: &Move) -> bool {
+    fn play_unchecked(&mut self, m: &Move) -> bool {
         let me = self.side;
         let them = me.opposite();
         let (fb, tb) = (m.from().bb(), m.to().bb());
@@ -473,51 +502,47 @@ impl Position {
         };
         irreversible
     }
-
-    /// The position after a move (assumed legal).
-    pub fn after(&self, m: &Move) -> Position {
-        let mut p = *self;
-        p.play_unchecked(m);
-        p
+    fn move_text(&self, m: &Move) -> String {
+        notation::move_text(m)
     }
-
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        notation::parse_move(self, text)
+    }
+    fn piece_balance(&self, c: Color) -> f32 {
+        let mine = self.color_bb(c).count_ones() as f32;
+        let theirs = self.color_bb(c.opposite()).count_ones() as f32;
+        (mine - theirs) / 12.0
+    }
     /// `c`'s material: a man 100, a king 300, as the search's tactical
     /// check counts it (the alpha-beta baseline's evaluation weighs a king
     /// 250 instead; both as measured for the default hour).
-    pub fn material(&self, c: Color) -> i32 {
+    fn material(&self, c: Color) -> i32 {
         100 * self.men(c).count_ones() as i32 + 300 * self.kings(c).count_ones() as i32
     }
-
-    /// A diagram from White's side (rank 8 at the top): `w`/`b` men,
-    /// `W`/`B` kings, `.` empty dark squares; the federation's square
-    /// numbers run 1-4 along the top row and 29-32 along the bottom one.
-    pub fn diagram(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            s.push_str(&format!("{} ", r + 1));
-            for f in 0..8 {
-                let c = match Square::from_coords(f, r).map(|sq| self.piece_at(sq)) {
-                    None => ' ',
-                    Some(None) => '.',
-                    Some(Some(p)) => match (p.color, p.king) {
-                        (Color::White, false) => 'w',
-                        (Color::White, true) => 'W',
-                        (Color::Black, false) => 'b',
-                        (Color::Black, true) => 'B',
-                    },
-                };
-                s.push(c);
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str("  a b c d e f g h\n");
-        s
+    /// The start and two of Ed Gilbert's test positions, counted deeper
+    /// (Italian trees are narrower than Damone's).
+    const BENCH_SETUPS: &'static [(&'static str, i32)] = &[
+        ("W:W21-32:B1-12", 2),
+        ("W:W30,26,27,22,23,24,17,18,20:B14,15,16,9,11,5,6,1,3", 4),
+        ("W:WK27,K28,17,20,9,K12,8:B21,24,K19,K13,14,K11,4", 0),
+    ];
+    const PIECE_KINDS: &'static [&'static str] = &["man", "king"];
+    const PIECE_LETTERS: &'static [char] = &['M', 'K'];
+    const MOVE_EXAMPLES: &'static str = "22-18, 21x14x7";
+    fn playable(file: i32, rank: i32) -> bool {
+        Square::from_coords(file, rank).is_some()
     }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_setup())
+    fn cell_number(file: i32, rank: i32) -> Option<u32> {
+        Square::from_coords(file, rank).map(|s| square_number(s) as u32)
+    }
+    fn perft_paths(&self, depth: u32) -> Option<u64> {
+        Some(super::perft_paths(self, depth))
+    }
+    fn move_path(m: &Move) -> Vec<(i32, i32)> {
+        click_path(m.from(), m.landings(), m.to())
+    }
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
+        let p = self.piece_at(Square::from_coords(file, rank)?)?;
+        Some((p.color, p.king as usize))
     }
 }

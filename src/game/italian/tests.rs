@@ -4,7 +4,7 @@ use crate::game::types::Square;
 use crate::game::SetupFieldsError;
 
 fn legal_texts(setup: &str) -> Vec<String> {
-    let pos = Position::from_setup(setup).unwrap();
+    let pos = Position::from_setup(setup, ()).unwrap();
     let mut texts: Vec<String> = pos.legal_moves().iter().map(|m| pos.move_text(m)).collect();
     texts.sort();
     texts
@@ -13,7 +13,7 @@ fn legal_texts(setup: &str) -> Vec<String> {
 /// Start and end squares of the legal moves, as the federation writes a
 /// capture in its rule book (`31x8`).
 fn legal_ends(setup: &str) -> Vec<String> {
-    let pos = Position::from_setup(setup).unwrap();
+    let pos = Position::from_setup(setup, ()).unwrap();
     let mut ends: Vec<String> = pos
         .legal_moves()
         .iter()
@@ -40,12 +40,12 @@ fn square_numbers_follow_the_federation() {
 
 #[test]
 fn start_position_and_its_seven_moves() {
-    let p = Position::start();
+    let p = Position::start(());
     assert_eq!(
         p.to_setup(),
         "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
     );
-    assert_eq!(Position::from_setup("W:W21-32:B1-12").unwrap(), p);
+    assert_eq!(Position::from_setup("W:W21-32:B1-12", ()).unwrap(), p);
     assert_eq!(
         legal_texts(&p.to_setup()),
         ["21-17", "21-18", "22-18", "22-19", "23-19", "23-20", "24-20"]
@@ -117,7 +117,7 @@ fn equivalent_captures_are_both_legal() {
 
 #[test]
 fn promotion_ends_the_move_and_crowns() {
-    let mut p = Position::from_setup("W:W6:B2").unwrap();
+    let mut p = Position::from_setup("W:W6:B2", ()).unwrap();
     let m = p.parse_move("6-3").unwrap();
     assert!(p.play_unchecked(&m));
     assert_eq!(p.to_setup(), "B:WK3:B2");
@@ -127,22 +127,22 @@ fn promotion_ends_the_move_and_crowns() {
 
 #[test]
 fn counters_hash_and_irreversibility() {
-    let mut p = Position::from_setup("W:WK14,22:B3:H5").unwrap();
-    assert_eq!(p.reversible_plies(), 5);
+    let mut p = Position::from_setup("W:WK14,22:B3:H5", ()).unwrap();
+    assert_eq!(p.no_progress(), 5);
     assert_eq!(p.to_setup(), "W:WK14,22:B3:H5");
     let king_step = p.parse_move("14-10").unwrap();
     assert!(!p.play_unchecked(&king_step));
-    assert_eq!(p.reversible_plies(), 6);
-    assert_eq!(p.hash(), p.compute_hash());
+    assert_eq!(p.no_progress(), 6);
+    assert_eq!(p.hash_key(), p.compute_hash());
     let man_step = p.parse_move("3-7").unwrap();
     assert!(p.play_unchecked(&man_step));
-    assert_eq!(p.reversible_plies(), 0);
-    assert_eq!(p.hash(), p.compute_hash());
+    assert_eq!(p.no_progress(), 0);
+    assert_eq!(p.hash_key(), p.compute_hash());
 }
 
 #[test]
 fn bad_setup_strings_get_one_line_errors() {
-    let e = |s: &str| Position::from_setup(s).unwrap_err();
+    let e = |s: &str| Position::from_setup(s, ()).unwrap_err();
     assert_eq!(e(""), SetupError::Fields(SetupFieldsError::Empty));
     assert_eq!(
         e("X:W21:B1"),
@@ -182,13 +182,13 @@ fn bad_setup_strings_get_one_line_errors() {
 
 #[test]
 fn bad_moves_get_one_line_errors() {
-    let p = Position::start();
+    let p = Position::start(());
     let err = |t: &str| p.parse_move(t).unwrap_err().to_string();
     assert!(err("21-19").starts_with("illegal move '21-19'; legal moves: "));
     assert!(err("e3-f4").contains("not a square number"));
     assert!(err("21").contains("expected squares joined"));
     assert!(err("21-17x13").contains("mixes"));
-    let two_ways = Position::from_setup("W:WK31:B18,20,K27,K28").unwrap();
+    let two_ways = Position::from_setup("W:WK31:B18,20,K27,K28", ()).unwrap();
     assert_eq!(two_ways.parse_move("31x24x15").unwrap().to().to_string(), "f5");
     assert!(two_ways.parse_move("31x22").is_err());
 }
@@ -198,7 +198,7 @@ fn perft_from_the_start_to_depth_7() {
     // The published counts (the draughts community's perft thread, as the
     // dctl library's tests list them); deeper in tests/perft.rs.
     let want = [7, 49, 302, 1_469, 7_361, 36_473, 177_532];
-    let p = Position::start();
+    let p = Position::start(());
     for (d, w) in want.iter().enumerate() {
         assert_eq!(perft(&p, d as u32 + 1), *w, "depth {}", d + 1);
     }

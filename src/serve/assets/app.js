@@ -38,9 +38,9 @@ function drawPiece(g, p, flip) {
   }
 }
 
-// `game` "italian" numbers the dark squares as the Italian federation
-// does: 1 on a8, left to right and down the board, 32 on h1.
-function drawBoard(svg, pieces, flip, interactive, game) {
+// `numbers` (cell -> number) are the numbers the game's notation gives
+// its cells (Italian draughts' 1-32), drawn in their corners.
+function drawBoard(svg, pieces, flip, interactive, numbers) {
   svg.innerHTML = "";
   for (let r = 0; r < 8; r++) {
     for (let f = 0; f < 8; f++) {
@@ -49,8 +49,8 @@ function drawBoard(svg, pieces, flip, interactive, game) {
       const dark = (f + r) % 2 === 1;
       const rect = el("rect", { x, y, width: SQ, height: SQ, class: dark ? "sq-dark" : "sq-light", "data-sq": sq }, svg);
       if (interactive) rect.addEventListener("click", () => clickSquare(sq));
-      if (dark && game === "italian") {
-        el("text", { x: x + 3, y: y + 11, class: "sq-number" }, svg).textContent = String((7 - r) * 4 + Math.floor(f / 2) + 1);
+      if (numbers && numbers[sq] !== undefined) {
+        el("text", { x: x + 3, y: y + 11, class: "sq-number" }, svg).textContent = String(numbers[sq]);
       }
     }
   }
@@ -74,7 +74,7 @@ function flipped() { return state && state.you === "black"; }
 function render() {
   if (!state) return;
   const svg = $("board");
-  drawBoard(svg, state.board, flipped(), true, state.game);
+  drawBoard(svg, state.board, flipped(), true, state.numbers);
   // Selection and targets.
   if (selection) {
     mark(selection.steps.length ? selection.steps[selection.steps.length - 1] : selection.from, "selected");
@@ -325,7 +325,7 @@ function addIteration(d) {
 
 function drawLive(live) {
   if (!live) return;
-  drawBoard($("live"), live.board, false, false, live.game);
+  drawBoard($("live"), live.board, false, false, live.numbers);
   $("live-caption").textContent = `iteration ${live.iteration}, ply ${live.ply}: ${live.fen}`;
 }
 

@@ -511,6 +511,7 @@ pub(super) fn update_running_stats(net: &Net, stats: &[(Vec<f32>, Vec<f32>)]) {
 mod tests {
     use super::super::{bench_samples, make_batch, ModelConfig, TrainParams, Trainer};
     use super::*;
+    use crate::game::GamePosition;
     use crate::mcts::Wdl;
     use crate::net::bench_games;
     use burn::module::ParamId;

@@ -2,8 +2,14 @@
 //! and an incrementally updated Zobrist hash; legal move generation with
 //! compulsory maximal capture and the full precedence order; making moves.
 
-use super::types::*;
-use super::variant::Variant;
+use super::fen::ParseFenError;
+use super::notation::parse_move;
+use super::rank::{Piece, Rank};
+use super::variant::{UnknownVariant, Variant};
+use crate::game::interface::{GameKind, GamePosition};
+use crate::game::notation::ParseMoveError;
+use crate::game::record::{EndReason, IllegalMove, Outcome};
+use crate::game::types::*;
 use std::fmt;
 
 /// Most jumps one capture sequence can make: every jumped piece stands on one
@@ -184,11 +190,6 @@ impl Position {
         }
     }
 
-    /// The start position of a variant.
-    pub fn start(variant: Variant) -> Position {
-        Position::from_fen(variant.start_fen(), variant).expect("built-in start FEN is valid")
-    }
-
     /// Place a piece (replacing whatever stood there); keeps the hash in step.
     pub fn put(&mut self, s: Square, p: Piece) {
         self.remove(s);
@@ -240,26 +241,6 @@ impl Position {
         Some(Piece { color, rank })
     }
 
-    /// Side to move.
-    #[inline]
-    pub fn side_to_move(&self) -> Color {
-        self.side
-    }
-    /// Rules variant.
-    #[inline]
-    pub fn variant(&self) -> Variant {
-        self.variant
-    }
-    /// Plies since the last capture or promotion.
-    #[inline]
-    pub fn no_progress(&self) -> u16 {
-        self.no_progress
-    }
-    /// Zobrist hash of pieces and side to move (not counters).
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.hash
-    }
     /// Squares holding pieces of a colour.
     #[inline]
     pub fn color_bb(&self, c: Color) -> Bitboard {
@@ -285,23 +266,6 @@ impl Position {
         self.by_color[c.index()].count_ones()
     }
 
-    /// `c`'s pieces minus the opponent's, over 8: the material measure of
-    /// the network's auxiliary target and of the search's material utility.
-    pub fn piece_balance(&self, c: Color) -> f32 {
-        (self.count(c) as f32 - self.count(c.opposite()) as f32) / 8.0
-    }
-
-    /// Material of a colour in conventional units: Pedina 100, Dama 250,
-    /// Damone 600 (2000 in `damone-hunt`, where losing the last Damone
-    /// loses the game). The baseline's evaluation and the search's
-    /// tactical check both count material this way.
-    pub fn material(&self, c: Color) -> i32 {
-        let damone = if self.variant.damone_hunt() { 2000 } else { 600 };
-        100 * self.pieces(c, Rank::Pedina).count_ones() as i32
-            + 250 * self.pieces(c, Rank::Dama).count_ones() as i32
-            + damone * self.pieces(c, Rank::Damone).count_ones() as i32
-    }
-
     /// True in a `damone-hunt` position where either side has no Damone left.
     #[inline]
     pub fn hunt_over(&self) -> bool {
@@ -325,87 +289,14 @@ impl Position {
         h
     }
 
-    /// True if the side to move has a capture available.
-    #[inline]
-    pub fn has_capture(&self) -> bool {
-        let me = self.side;
-        let empty = !self.occupied();
-        let enemy = self.by_color[me.opposite().index()];
-        let mine = self.by_color[me.index()];
-        let ped = mine & self.by_rank[0];
-        let big = mine & !self.by_rank[0];
-        let dam = mine & self.by_rank[2];
-        let enemy_ped = enemy & self.by_rank[0];
-        let enemy_pd = enemy & !self.by_rank[2];
-        for d in Dir::ALL {
-            let pm = if Dir::mask_for(me, Rank::Pedina) & (1 << d as u8) != 0 {
-                ped
-            } else {
-                0
-            };
-            if shift(shift(pm, d) & enemy_ped, d) & empty != 0
-                || shift(shift(big & !dam, d) & enemy_pd, d) & empty != 0
-                || shift(shift(dam, d) & enemy, d) & empty != 0
-            {
-                return true;
-            }
-        }
-        false
-    }
-
     /// Movers of the side to move that may step in direction `d`.
     #[inline(always)]
     fn movers(&self, d: Dir) -> Bitboard {
         let mine = self.by_color[self.side.index()];
-        if Dir::mask_for(self.side, Rank::Pedina) & (1 << d as u8) != 0 {
+        if Rank::Pedina.dirs(self.side) & (1 << d as u8) != 0 {
             mine
         } else {
             mine & !self.by_rank[0]
-        }
-    }
-
-    /// All legal moves into `out` (cleared first).
-    pub fn legal_moves_into(&self, out: &mut MoveList) {
-        out.clear();
-        if self.has_capture() {
-            self.gen_captures(out);
-        } else {
-            let empty = !self.occupied();
-            for d in Dir::ALL {
-                let back = d.opposite() as usize;
-                for t in squares(shift(self.movers(d), d) & empty) {
-                    let from = NEIGHBOR[back][t.index()];
-                    out.push(Move {
-                        from,
-                        to: t.index() as u8,
-                        njumps: 0,
-                        captured: 0,
-                        path: [0; MAX_JUMPS],
-                    });
-                }
-            }
-        }
-    }
-
-    /// All legal moves.
-    pub fn legal_moves(&self) -> MoveList {
-        let mut v = Vec::with_capacity(32);
-        self.legal_moves_into(&mut v);
-        v
-    }
-
-    /// Number of legal moves; faster than generating them when there is no capture.
-    pub fn count_moves(&self, scratch: &mut MoveList) -> u64 {
-        if self.has_capture() {
-            scratch.clear();
-            self.gen_captures(scratch);
-            scratch.len() as u64
-        } else {
-            let empty = !self.occupied();
-            Dir::ALL
-                .iter()
-                .map(|&d| (shift(self.movers(d), d) & empty).count_ones() as u64)
-                .sum()
         }
     }
 
@@ -423,7 +314,7 @@ impl Position {
             for s in squares(mine & self.by_rank[rank.index()]) {
                 let mut ctx = CaptureCtx {
                     from: s.index() as u8,
-                    dirs: Dir::mask_for(me, rank),
+                    dirs: rank.dirs(me),
                     rank,
                     empty: !self.occupied() | s.bb(),
                     victims,
@@ -488,9 +379,179 @@ impl Position {
         }
     }
 
+    /// Play a move if it is legal here.
+    pub fn play(&mut self, m: &Move) -> Result<bool, IllegalMove> {
+        if !self.legal_moves().contains(m) {
+            return Err(IllegalMove {
+                mv: m.to_string(),
+                fen: self.to_fen(),
+            });
+        }
+        Ok(self.play_unchecked(m))
+    }
+
+    /// Map every square and possibly swap colours; used by the symmetries.
+    fn transform(&self, f: impl Fn(Square) -> Square, swap: bool) -> Position {
+        let mut p = Position::empty(self.variant);
+        for s in Square::all() {
+            if let Some(mut pc) = self.piece_at(s) {
+                if swap {
+                    pc.color = pc.color.opposite();
+                }
+                p.put(f(s), pc);
+            }
+        }
+        p.set_side(if swap { self.side.opposite() } else { self.side });
+        p.no_progress = self.no_progress;
+        p
+    }
+
+    /// Reflection in the h1-a8 diagonal (preserves every rule).
+    pub fn reflect(&self) -> Position {
+        self.transform(Square::reflect, false)
+    }
+
+    /// The board turned by 180 degrees with the colours swapped: the same
+    /// game seen from the other side.
+    pub fn rotate_swap(&self) -> Position {
+        self.transform(Square::rotate, true)
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_fen())
+    }
+}
+
+impl GamePosition for Position {
+    type Move = Move;
+    type Variant = Variant;
+    type SetupError = ParseFenError;
+
+    const KIND: GameKind = GameKind::Damone;
+    const REPETITION_DRAW: usize = 3;
+
+    fn variant_code(variant: Variant) -> u8 {
+        match variant {
+            Variant::Standard => 0,
+            Variant::DamoneHunt => 1,
+            Variant::ThreeDamas => 2,
+        }
+    }
+    fn variant_of_code(code: u8) -> Option<Variant> {
+        match code {
+            0 => Some(Variant::Standard),
+            1 => Some(Variant::DamoneHunt),
+            2 => Some(Variant::ThreeDamas),
+            _ => None,
+        }
+    }
+    fn variant_name(variant: Variant) -> &'static str {
+        variant.name()
+    }
+    fn variant_named(name: &str) -> Result<Variant, String> {
+        name.parse().map_err(|e: UnknownVariant| e.to_string())
+    }
+    fn pdn_variant(variant: Variant) -> String {
+        format!("damone-{}", variant.name())
+    }
+    /// The start position of a variant.
+    fn start(variant: Variant) -> Position {
+        Position::from_fen(variant.start_fen(), variant).expect("built-in start FEN is valid")
+    }
+    fn from_setup(text: &str, variant: Variant) -> Result<Self, ParseFenError> {
+        Position::from_fen(text, variant)
+    }
+    fn to_setup(&self) -> String {
+        self.to_fen()
+    }
+    /// Rules variant.
+    #[inline]
+    fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// Side to move.
+    #[inline]
+    fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// Zobrist hash of pieces and side to move (not counters).
+    #[inline]
+    fn hash_key(&self) -> u64 {
+        self.hash
+    }
+    /// Plies since the last capture or promotion.
+    #[inline]
+    fn no_progress(&self) -> u16 {
+        self.no_progress
+    }
+    /// All legal moves into `out` (cleared first).
+    fn legal_moves_into(&self, out: &mut MoveList) {
+        out.clear();
+        if self.has_capture() {
+            self.gen_captures(out);
+        } else {
+            let empty = !self.occupied();
+            for d in Dir::ALL {
+                let back = d.opposite() as usize;
+                for t in squares(shift(self.movers(d), d) & empty) {
+                    let from = NEIGHBOR[back][t.index()];
+                    out.push(Move {
+                        from,
+                        to: t.index() as u8,
+                        njumps: 0,
+                        captured: 0,
+                        path: [0; MAX_JUMPS],
+                    });
+                }
+            }
+        }
+    }
+    /// Number of legal moves; faster than generating them when there is no capture.
+    fn count_moves(&self, scratch: &mut MoveList) -> u64 {
+        if self.has_capture() {
+            scratch.clear();
+            self.gen_captures(scratch);
+            scratch.len() as u64
+        } else {
+            let empty = !self.occupied();
+            Dir::ALL
+                .iter()
+                .map(|&d| (shift(self.movers(d), d) & empty).count_ones() as u64)
+                .sum()
+        }
+    }
+    /// True if the side to move has a capture available.
+    #[inline]
+    fn has_capture(&self) -> bool {
+        let me = self.side;
+        let empty = !self.occupied();
+        let enemy = self.by_color[me.opposite().index()];
+        let mine = self.by_color[me.index()];
+        let ped = mine & self.by_rank[0];
+        let big = mine & !self.by_rank[0];
+        let dam = mine & self.by_rank[2];
+        let enemy_ped = enemy & self.by_rank[0];
+        let enemy_pd = enemy & !self.by_rank[2];
+        for d in Dir::ALL {
+            let pm = if Rank::Pedina.dirs(me) & (1 << d as u8) != 0 {
+                ped
+            } else {
+                0
+            };
+            if shift(shift(pm, d) & enemy_ped, d) & empty != 0
+                || shift(shift(big & !dam, d) & enemy_pd, d) & empty != 0
+                || shift(shift(dam, d) & enemy, d) & empty != 0
+            {
+                return true;
+            }
+        }
+        false
+    }
     /// Play a move assumed legal (from [`Position::legal_moves`]). Returns
     /// true when the move was irreversible (a capture or a promotion).
-    pub fn play_unchecked(&mut self, m: &Move) -> bool {
+    fn play_unchecked(&mut self, m: &Move) -> bool {
         let me = self.side;
         let from = m.from();
         let to = m.to();
@@ -536,108 +597,57 @@ impl Position {
         }
         irreversible
     }
-
-    /// Play a move if it is legal here.
-    pub fn play(&mut self, m: &Move) -> Result<bool, IllegalMove> {
-        if !self.legal_moves().contains(m) {
-            return Err(IllegalMove {
-                mv: m.to_string(),
-                fen: self.to_fen(),
-            });
+    #[inline]
+    fn decided(&self) -> Option<Outcome> {
+        if !self.variant().damone_hunt() {
+            return None;
         }
-        Ok(self.play_unchecked(m))
+        let side = self.side_to_move();
+        let lost = [side, side.opposite()]
+            .into_iter()
+            .find(|&c| self.variant().damone_hunt() && self.pieces(c, Rank::Damone) == 0)?;
+        Some(Outcome {
+            winner: Some(lost.opposite()),
+            reason: EndReason::DamoneLost,
+        })
     }
-
-    /// The position after a move (assumed legal).
-    pub fn after(&self, m: &Move) -> Position {
-        let mut p = *self;
-        p.play_unchecked(m);
-        p
+    fn move_text(&self, m: &Move) -> String {
+        m.to_string()
     }
-
-    /// Map every square and possibly swap colours; used by the symmetries.
-    fn transform(&self, f: impl Fn(Square) -> Square, swap: bool) -> Position {
-        let mut p = Position::empty(self.variant);
-        for s in Square::all() {
-            if let Some(mut pc) = self.piece_at(s) {
-                if swap {
-                    pc.color = pc.color.opposite();
-                }
-                p.put(f(s), pc);
-            }
-        }
-        p.set_side(if swap { self.side.opposite() } else { self.side });
-        p.no_progress = self.no_progress;
-        p
+    fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        parse_move(self, text)
     }
-
-    /// Reflection in the h1-a8 diagonal (preserves every rule).
-    pub fn reflect(&self) -> Position {
-        self.transform(Square::reflect, false)
+    /// `c`'s pieces minus the opponent's, over 8: the material measure of
+    /// the network's auxiliary target and of the search's material utility.
+    fn piece_balance(&self, c: Color) -> f32 {
+        (self.count(c) as f32 - self.count(c.opposite()) as f32) / 8.0
     }
-
-    /// The board turned by 180 degrees with the colours swapped: the same
-    /// game seen from the other side.
-    pub fn rotate_swap(&self) -> Position {
-        self.transform(Square::rotate, true)
+    /// Material of a colour in conventional units: Pedina 100, Dama 250,
+    /// Damone 600 (2000 in `damone-hunt`, where losing the last Damone
+    /// loses the game). The baseline's evaluation and the search's
+    /// tactical check both count material this way.
+    fn material(&self, c: Color) -> i32 {
+        let damone = if self.variant.damone_hunt() { 2000 } else { 600 };
+        100 * self.pieces(c, Rank::Pedina).count_ones() as i32
+            + 250 * self.pieces(c, Rank::Dama).count_ones() as i32
+            + damone * self.pieces(c, Rank::Damone).count_ones() as i32
     }
-
-    /// A multi-line diagram (rank 8 at the top), for debugging and the CLI.
-    pub fn diagram(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            s.push_str(&format!("{} ", r + 1));
-            for f in 0..8 {
-                let c = match Square::from_coords(f, r) {
-                    None => ' ',
-                    Some(sq) => match self.piece_at(sq) {
-                        None => '.',
-                        Some(Piece {
-                            color: Color::White,
-                            rank: Rank::Pedina,
-                        }) => 'w',
-                        Some(Piece {
-                            color: Color::White,
-                            rank: Rank::Dama,
-                        }) => 'W',
-                        Some(Piece {
-                            color: Color::White,
-                            rank: Rank::Damone,
-                        }) => 'I',
-                        Some(Piece {
-                            color: Color::Black,
-                            rank: Rank::Pedina,
-                        }) => 'b',
-                        Some(Piece {
-                            color: Color::Black,
-                            rank: Rank::Dama,
-                        }) => 'B',
-                        Some(Piece {
-                            color: Color::Black,
-                            rank: Rank::Damone,
-                        }) => 'J',
-                    },
-                };
-                s.push(c);
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str("  a b c d e f g h\n");
-        s
+    const BENCH_SETUPS: &'static [(&'static str, i32)] = &[
+        ("W:WIh1,Df1,Dh3,d1,e2,f3,g4,h5:BIa8,Da6,Dc8,a4,b5,c6,d7,e8", 0),
+        ("W:WIg2,Df1,Dh3,d3,e4,f3,g4,h5:BIb7,Da6,Dc8,a4,b5,c6,d5,e8", 0),
+        ("B:WIh1,Df1,Dg2,c2,e2,f3,e4:BIa8,Db7,Dc6,b5,d5,f5,a4", 0),
+    ];
+    const PIECE_KINDS: &'static [&'static str] = &["pedina", "dama", "damone"];
+    const PIECE_LETTERS: &'static [char] = &['P', 'D', 'I'];
+    const MOVE_EXAMPLES: &'static str = "f3-e4, e4xg6xe8";
+    fn playable(file: i32, rank: i32) -> bool {
+        Square::from_coords(file, rank).is_some()
     }
-}
-
-/// A move that is not legal in the position.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("illegal move {mv} in position {fen}")]
-pub struct IllegalMove {
-    pub mv: String,
-    pub fen: String,
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_fen())
+    fn move_path(m: &Move) -> Vec<(i32, i32)> {
+        click_path(m.from(), m.landings(), m.to())
+    }
+    fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
+        let p = self.piece_at(Square::from_coords(file, rank)?)?;
+        Some((p.color, p.rank.index()))
     }
 }

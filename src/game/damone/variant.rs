@@ -1,7 +1,7 @@
 //! Rule variants: start positions, promotion squares and the "damone-hunt"
 //! ending rule.
 
-use super::types::{Bitboard, Color, Square};
+use crate::game::types::{Bitboard, Color, Square};
 use std::fmt;
 use std::str::FromStr;
 

@@ -1,11 +1,13 @@
 //! FEN notation (PDN-FEN style): `W:WIh1,Df1,d1:BIa8,Da6,a4` with optional
 //! trailing counter field `H<n>` (plies since the last capture or promotion);
-//! the fields are split as every game's are ([`super::setup`]).
+//! the fields are split as every game's are ([`crate::game::setup`]).
 
 use super::position::Position;
-use super::setup::{cut, split_setup, SetupFieldsError};
-use super::types::*;
+use super::rank::{Piece, Rank};
 use super::variant::Variant;
+use crate::game::interface::GamePosition;
+use crate::game::setup::{cut, split_setup, SetupFieldsError};
+use crate::game::types::*;
 
 /// Why a FEN string was rejected; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,24 @@
+//! Dameo on the grid: what the network's encoding and the learned
+//! evaluation read of a position ([`Board`]): men and kings on all 64
+//! cells.
+
+use super::position::Position;
+use crate::game::grid::{Board, BoardCells};
+use crate::game::types::Color;
+
+impl Board for Position {
+    const CELLS: BoardCells = BoardCells::All;
+    const PIECES_PER_SIDE: f32 = 18.0;
+    const REFLECTION_SYMMETRIC: bool = false;
+    fn kind_cells(&self, c: Color) -> [u64; 3] {
+        [self.men(c), self.kings(c), 0]
+    }
+    fn with_side_to_move(&self, c: Color) -> Self {
+        let mut p = *self;
+        p.set_side(c);
+        p
+    }
+    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
+        (m.from(), m.to(), m.captured())
+    }
+}

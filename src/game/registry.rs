@@ -1,0 +1,175 @@
+//! The one list of games ([`game_list!`](crate::game_list)): a game joins
+//! the program by its folder and one entry here. Everything that names
+//! games follows from the list: [`GameKind`] and its names (a config's
+//! `game` key, every `--game` option and its `--help`, files' game
+//! fields), [`with_game!`](crate::with_game), the one place a game's name
+//! becomes its type, and through them every front end (the CLI, the
+//! engine protocol, the web page, the Python package's classes).
+//!
+//! Damone's module is private to the crate (its items are re-exported at
+//! [`crate::game`], so that `use damone::game::*` brings no module named
+//! like the crate into scope); the other games' are public.
+//!
+//! An entry is the `GameKind` variant, the game's name and title, its position type
+//! (implementing [`GamePosition`](super::GamePosition) and the traits of
+//! the layers above: [`Board`](super::Board),
+//! [`Baseline`](super::Baseline)) and a line of documentation.
+
+/// Call the macro `$callback` (a macro in scope where `game_list!` is
+/// called, or a path to one) with `{ $args }` and then the list of games, one
+/// `Variant "name" "Title" Type, "doc",` entry each, in display order (the first
+/// is the default game).
+///
+/// ```
+/// macro_rules! count_games {
+///     ({} $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => { [$($name),*].len() };
+/// }
+/// assert_eq!(damone::game_list!(count_games {}), damone::game::GAME_NAMES.len());
+/// ```
+#[macro_export]
+macro_rules! game_list {
+    (@exported $callback:ident { $($args:tt)* }) => {
+        $crate::game_list! { @list $crate::$callback { $($args)* } }
+    };
+    ($($callback:ident)::+ { $($args:tt)* }) => {
+        $crate::game_list! { @list $($callback)::+ { $($args)* } }
+    };
+    (@list $($callback:tt)::+ { $($args:tt)* }) => {
+        $($callback)::+! { { $($args)* }
+            Damone "damone" "Damone" $crate::game::Position,
+                "Damone, the three-rank variant (docs/rules.md).",
+            Italian "italian" "Italian draughts" $crate::game::italian::Position,
+                "Italian draughts as the Italian federation plays it (docs/rules-italian.md).",
+            Dameo "dameo" "Dameo" $crate::game::dameo::Position,
+                "Dameo, Christian Freeling's game on all 64 cells (docs/rules-dameo.md).",
+        }
+    };
+}
+
+/// Run `$body` with `$P` bound to the position type of the game `$kind`:
+/// the one place a game's name becomes its type, so that the code inside
+/// is monomorphised per game.
+///
+/// Inside, call the trait's functions by the trait (`<P as
+/// GamePosition>::start`): a game's own inherent function of the same name
+/// comes first otherwise.
+///
+/// ```
+/// use damone::game::{perft, GameKind, GamePosition};
+/// let start = |kind| damone::with_game!(kind, P => perft(&<P as GamePosition>::start(Default::default()), 2));
+/// assert_eq!(start(GameKind::Damone), 64);
+/// assert_eq!(start(GameKind::Italian), 49);
+/// assert_eq!(start(GameKind::Dameo), 52 * 52);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($kind:expr, $P:ident => $body:expr) => {
+        $crate::game_list!(@exported __with_game_match { $kind, $P, $body })
+    };
+}
+
+/// The `match` of [`with_game!`](crate::with_game), made from the list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_game_match {
+    ({ $kind:expr, $P:ident, $body:expr } $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => {
+        match $kind {
+            $($crate::game::GameKind::$variant => {
+                type $P = $ty;
+                $body
+            })*
+        }
+    };
+}
+
+/// [`GameKind`], [`GAME_NAMES`] and the names' conversions, made from the
+/// list.
+macro_rules! define_game_kind {
+    ({} $($variant:ident $name:literal $title:literal $ty:ty, $doc:literal,)*) => {
+        /// The games damone plays, by the name configs and `--game` use.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum GameKind {
+            $(
+                #[doc = $doc]
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        /// How many games there are.
+        pub const GAME_COUNT: usize = [$($name),*].len();
+
+        /// Names accepted by [`GameKind`]'s `from_str`, in display order.
+        pub const GAME_NAMES: [&str; GAME_COUNT] = [$($name),*];
+
+        impl GameKind {
+            /// Every game, in display order.
+            pub const ALL: [GameKind; GAME_COUNT] = [$(GameKind::$variant),*];
+
+            /// The name used in configs, files and on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(GameKind::$variant => $name,)*
+                }
+            }
+
+            /// The game's name as people write it (`Italian draughts`).
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(GameKind::$variant => $title,)*
+                }
+            }
+        }
+
+        impl std::str::FromStr for GameKind {
+            type Err = UnknownGame;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s.trim() {
+                    $($name => Ok(GameKind::$variant),)*
+                    other => Err(UnknownGame(other.to_string())),
+                }
+            }
+        }
+    };
+}
+
+crate::game_list!(define_game_kind {});
+
+impl Default for GameKind {
+    /// The first game of the list.
+    fn default() -> GameKind {
+        GameKind::ALL[0]
+    }
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown game name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game '{0}' (expected one of: {names})", names = GAME_NAMES.join(", "))]
+pub struct UnknownGame(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_reads_back_as_its_game() {
+        assert_eq!(GameKind::ALL.len(), GAME_NAMES.len());
+        for (kind, name) in GameKind::ALL.into_iter().zip(GAME_NAMES) {
+            assert_eq!(kind.name(), name);
+            assert_eq!(name.parse::<GameKind>(), Ok(kind));
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
+            assert_eq!(
+                crate::with_game!(kind, P => <P as super::super::GamePosition>::KIND),
+                kind
+            );
+        }
+        let err = "chess".parse::<GameKind>().unwrap_err().to_string();
+        assert!(GAME_NAMES.iter().all(|n| err.contains(n)), "{err}");
+    }
+}

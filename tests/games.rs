@@ -1,0 +1,170 @@
+//! The one list of games (`game_list!`) walked through the front ends:
+//! every registered game is offered by every `--game` option and its
+//! `--help`, counted by `perft`, read from a config's `game` key (its
+//! network built for the game's board), named by the engine protocol's
+//! `hello` and played there, and played on the web page's WebSocket. The
+//! Python package's classes, PettingZoo environment and OpenSpiel
+//! registrations are walked over `damone.GAMES` by the Python tests
+//! (scripts/python-tests.sh).
+
+mod common;
+
+use common::{bin, run};
+use damone::game::{Board, GameKind, GamePosition, GAME_NAMES};
+use damone::run::RunConfig;
+use damone::serve::{serve, ServeConfig};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+/// The commands with a `--game` option.
+const WITH_GAME: [&str; 7] = ["perft", "moves", "match", "play", "engine", "analyse", "serve"];
+
+/// The start of `P`'s standard variant.
+fn start<P: GamePosition>() -> P {
+    P::start(P::Variant::default())
+}
+
+#[test]
+fn every_game_option_offers_every_game() {
+    for command in WITH_GAME {
+        let (code, out, err) = run(&[command, "--help"]);
+        assert_eq!(code, 0, "{command} --help: {err}");
+        assert!(out.contains("--game"), "{command} --help has no --game: {out}");
+        for name in GAME_NAMES {
+            assert!(
+                out.contains(name),
+                "{command} --help does not offer {name}: {out}"
+            );
+        }
+    }
+    let (code, _, err) = run(&["perft", "--game", "chess", "--depth", "1"]);
+    assert_ne!(code, 0);
+    assert!(GAME_NAMES.iter().all(|n| err.contains(n)), "{err}");
+}
+
+#[test]
+fn perft_counts_every_game() {
+    for kind in GameKind::ALL {
+        let start = damone::with_game!(kind, P => damone::game::perft(&start::<P>(), 2));
+        let (code, out, err) = run(&["perft", "--game", kind.name(), "--depth", "2"]);
+        assert_eq!(code, 0, "{kind}: {err}");
+        assert!(out.contains(&start.to_string()), "{kind}: {out}");
+    }
+}
+
+#[test]
+fn a_config_names_every_game() {
+    for kind in GameKind::ALL {
+        let cfg = RunConfig::load(None, &[format!("game={kind}")]).unwrap();
+        assert_eq!(cfg.game, kind);
+        let cells = damone::with_game!(kind, P => <P as Board>::CELLS);
+        assert_eq!(
+            cfg.model.board, cells,
+            "{kind}: the network is built for the game's board"
+        );
+    }
+}
+
+/// The engine protocol with `args`, fed `input`: its output lines.
+fn engine(args: &[&str], input: &str) -> Vec<String> {
+    let mut child = bin()
+        .arg("engine")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_engine_protocol_names_and_plays_every_game() {
+    for kind in GameKind::ALL {
+        let lines = engine(
+            &["--game", kind.name(), "--player", "alphabeta:depth=1"],
+            "hello\nposition startpos\ngo\nquit\n",
+        );
+        assert!(
+            lines.iter().any(|l| l == &format!("id game {kind}")),
+            "{kind}: {lines:?}"
+        );
+        let best = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .unwrap_or_else(|| panic!("{kind}: no bestmove in {lines:?}"));
+        let legal = damone::with_game!(kind, P => start::<P>().parse_move(best).is_ok());
+        assert!(legal, "{kind}: bestmove {best} is not a legal first move");
+    }
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The next message of type `kind`.
+async fn next(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            assert_ne!(v["type"], "error", "{v}");
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_web_page_plays_every_game() {
+    for kind in GameKind::ALL {
+        let cfg = ServeConfig {
+            game: kind,
+            ..Default::default()
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let stop = damone::util::stop::Stop::new();
+        let server_stop = stop.clone();
+        tokio::spawn(async move {
+            serve(
+                cfg,
+                "127.0.0.1:0".parse().unwrap(),
+                |a| {
+                    let _ = tx.send(a);
+                },
+                server_stop,
+            )
+            .await
+            .unwrap();
+        });
+        let addr = rx.await.unwrap();
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .unwrap();
+        let new = json!({"type": "new", "opponent": "alphabeta:depth=2", "color": "white"});
+        ws.send(Message::Text(new.to_string().into())).await.unwrap();
+        let state = next(&mut ws, "state").await;
+        assert_eq!(state["game"], kind.name());
+        let pieces = state["board"].as_array().unwrap().len();
+        assert!(pieces > 0, "{kind}: {state}");
+        let first = state["moves"][0]["text"].as_str().unwrap().to_string();
+        let mv = json!({"type": "move", "move": first});
+        ws.send(Message::Text(mv.to_string().into())).await.unwrap();
+        let after = next(&mut ws, "state").await;
+        assert_eq!(after["history"][0], first, "{kind}: {after}");
+        stop.request();
+    }
+}
