@@ -135,7 +135,7 @@ impl Default for RunConfig {
             device: DeviceChoice::Auto,
             iterations: 0,
             time_limit_minutes: 60.0,
-            game: GameKind::Damone,
+            game: GameKind::default(),
             variant: "standard".into(),
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
