@@ -8,6 +8,7 @@
 //! Vulkan packages), when a missing adapter fails the test.
 #![cfg(feature = "gpu")]
 
+use damone::game::GamePosition;
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
     bench_games, BoardCells, ComputeDevice, DeviceChoice, Inputs, ModelConfig, NetEvaluator, Observation,

@@ -123,17 +123,17 @@ fn values_keep_the_rules_symmetry() {
     assert!(checked > 50_000, "{checked}");
 }
 
-/// From won positions, the winner's best moves against the loser's best
-/// defence bring the distance down one ply at a time to a conversion,
-/// after which the winner still wins.
-#[test]
-fn won_positions_play_out_to_their_conversion() {
-    let (tb, _) = three();
+/// From `count` won positions of `balance`, the winner's best moves
+/// against the loser's best defence bring the distance down one ply at a
+/// time to a conversion, after which the winner still wins.
+fn won_positions_play_out<P: TableGame>(tb: &Tablebase<P>, balance: &str, count: usize) {
     let mut rng = rng_stream(5, "tb-playout", 0);
-    let m = Material::parse::<Position>("IvDP").unwrap();
-    let mut played = 0;
-    while played < 40 {
-        let Some(start) = m.position::<Position>(rng.random_range(0..m.table_len::<Position>())) else {
+    let m = Material::parse::<P>(balance).unwrap();
+    let (mut played, mut tries) = (0, 0);
+    while played < count {
+        tries += 1;
+        assert!(tries < 1_000_000, "{balance}: too few won positions");
+        let Some(start) = m.position::<P>(rng.random_range(0..m.table_len::<P>())) else {
             continue;
         };
         let Some(Value::Win(d)) = tb.probe(&start) else {
@@ -145,7 +145,7 @@ fn won_positions_play_out_to_their_conversion() {
         loop {
             let moves = tb.move_values(&p).unwrap();
             let (best, v) = moves[0];
-            assert_eq!(v.plies(), left, "{}", p.to_fen());
+            assert_eq!(v.plies(), left, "{}", p.to_setup());
             let mut child = p;
             if child.play_unchecked(&best) {
                 assert_eq!(left, 1);
@@ -156,12 +156,17 @@ fn won_positions_play_out_to_their_conversion() {
             p = child;
             left -= 1;
             if left == 0 {
-                assert!(p.legal_moves().is_empty(), "{}", p.to_fen());
+                assert!(p.legal_moves().is_empty(), "{}", p.to_setup());
                 break;
             }
         }
         played += 1;
     }
+}
+
+#[test]
+fn won_positions_play_out_to_their_conversion() {
+    won_positions_play_out(&three().0, "IvDP", 40);
 }
 
 #[test]
@@ -498,11 +503,10 @@ fn italian_tables_of_three_pieces_pass_the_verifier() {
     let best = tb.move_values(&p).unwrap()[0].0;
     assert_eq!(p.move_text(&best), "22x13");
     // A man never captures a king in Italian draughts: a lone man against
-    // a king cannot win, and two kings beat a lone man.
+    // a king cannot win.
     let man_v_king = <italian::Position as GamePosition>::from_setup("W:W22:BK5", ()).unwrap();
     assert_ne!(tb.probe(&man_v_king).map(|v| v.score()), Some(1));
-    let kings_v_man = <italian::Position as GamePosition>::from_setup("W:WK29,K30:B5", ()).unwrap();
-    assert_eq!(tb.probe(&kings_v_man).map(|v| v.score()), Some(1));
+    won_positions_play_out(&tb, "KKvM", 40);
 }
 
 #[test]
@@ -517,4 +521,5 @@ fn dameo_tables_of_three_pieces_pass_the_verifier() {
     assert_eq!(tb.probe(&p), Some(Value::Win(1)));
     // Symmetry: the same position turned, Black to move, has the same value.
     assert_eq!(tb.probe(&p.rotate_swap()), tb.probe(&p));
+    won_positions_play_out(&tb, "KvMM", 40);
 }
