@@ -12,8 +12,8 @@
 //! [`FEATURES`] (cells a game does not use, and kinds it does not have,
 //! are never active).
 
+use crate::game::Board;
 use crate::game::Color;
-use crate::net::Board;
 
 /// Kinds of piece a game may have ([`Board::kind_cells`]).
 pub const KINDS: usize = 3;
@@ -86,7 +86,7 @@ pub fn for_each_change(old: &Planes, new: &Planes, mut f: impl FnMut(Color, usiz
 /// The planes reflected in the h1-a8 diagonal (a symmetry of Damone's rules:
 /// [`Board::REFLECTION_SYMMETRIC`]), for augmenting training positions.
 pub fn reflect(planes: &Planes) -> Planes {
-    planes.map(|kinds| kinds.map(crate::net::encode::reflect_cells))
+    planes.map(|kinds| kinds.map(crate::game::grid::reflect_cells))
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ pub use file::{EvalFile, EVAL_FILE_NAME, EVAL_FILE_VERSION};
 pub use model::{expected_score_of, Accumulator, FloatEval, QuantEval, Shape, EVAL_SCALE};
 pub use train::{Example, LearnEvalConfig, TargetMix, TrainReport};
 
-use crate::net::Board;
+use crate::game::Board;
 
 /// One accumulator per ply of a search: a node's is made from its
 /// parent's by the pieces that differ; going back up a ply keeps the

@@ -7,9 +7,9 @@
 use super::features::{for_each_active, Planes, FEATURES};
 use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
+use crate::game::Board;
 use crate::game::Color;
 use crate::mcts::Wdl;
-use crate::net::Board;
 use crate::util::{rng_stream, Rng};
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
