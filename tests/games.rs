@@ -9,14 +9,12 @@
 
 mod common;
 
-use common::{bin, run};
+use common::{engine_with, run};
 use damone::game::{Board, GameKind, GamePosition, GAME_NAMES};
 use damone::run::RunConfig;
 use damone::serve::{serve, ServeConfig};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::Stdio;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -69,32 +67,14 @@ fn a_config_names_every_game() {
     }
 }
 
-/// The engine protocol with `args`, fed `input`: its output lines.
-fn engine(args: &[&str], input: &str) -> Vec<String> {
-    let mut child = bin()
-        .arg("engine")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect()
-}
-
 #[test]
 fn the_engine_protocol_names_and_plays_every_game() {
     for kind in GameKind::ALL {
-        let lines = engine(
+        let (ok, lines, err) = engine_with(
             &["--game", kind.name(), "--player", "alphabeta:depth=1"],
-            "hello\nposition startpos\ngo\nquit\n",
+            b"hello\nposition startpos\ngo\nquit\n",
         );
+        assert!(ok, "{kind}: {err}");
         assert!(
             lines.iter().any(|l| l == &format!("id game {kind}")),
             "{kind}: {lines:?}"

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bin, run};
+use common::{bin, engine_with, run};
 
 use damone::arena::Player as _;
 use damone::game::{DrawRules, Variant};
@@ -19,33 +19,6 @@ use std::time::Instant;
 /// Run the engine with `player` on `input`; its stdout lines.
 fn engine(player: &str, input: &[u8]) -> (bool, Vec<String>, String) {
     engine_with(&["--player", player], input)
-}
-
-/// `damone engine ARGS` given `input`: whether it succeeded, its lines,
-/// its stderr.
-fn engine_with(args: &[&str], input: &[u8]) -> (bool, Vec<String>, String) {
-    let mut child = bin()
-        .arg("engine")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A child that refuses its arguments exits without reading its input:
-    // the write may then find the pipe closed.
-    if let Err(e) = child.stdin.take().unwrap().write_all(input) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(String::from)
-            .collect(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -4,8 +4,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// The `damone` binary, run from the crate's root (where `configs/` is).
 pub fn bin() -> Command {
@@ -31,4 +32,31 @@ pub fn tmpdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("damone-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
+}
+
+/// `damone engine ARGS` given `input`: whether it succeeded, its lines,
+/// its stderr.
+pub fn engine_with(args: &[&str], input: &[u8]) -> (bool, Vec<String>, String) {
+    let mut child = bin()
+        .arg("engine")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A child that refuses its arguments exits without reading its input:
+    // the write may then find the pipe closed.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
