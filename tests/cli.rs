@@ -202,3 +202,53 @@ fn device_choices_are_checked() {
         assert!(err.contains("--features gpu"), "{err}");
     }
 }
+
+/// `damone plot` with several runs draws their strength against training
+/// hours in one chart, a line per run, from their `rating.csv`; a measure
+/// that matches no series is refused with the series named.
+#[test]
+fn plot_draws_several_runs_strength_against_hours() {
+    let root = std::env::temp_dir().join(format!("damone-plot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let head = "iteration,train_minutes,train_games,mode,opponent,sims,net_ms_per_move,threads,games,wins,draws,losses,score,score_95\n";
+    for (name, scores) in [("short", [0.4, 0.5]), ("long", [0.45, 0.7])] {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("metrics.csv"),
+            "iteration,wall_s,loss_policy,loss_value\n1,60.0,3.0,1.0\n2,120.0,2.5,0.9\n",
+        )
+        .unwrap();
+        let rows: String = [(1, 60.0, scores[0]), (2, 240.0, scores[1])]
+            .iter()
+            .map(|(k, minutes, s)| {
+                format!("{k},{minutes},100,equal-time,alphabeta:movetime=9ms,64,9.0,1,200,0,0,0,{s},0.05\n")
+            })
+            .collect();
+        std::fs::write(dir.join("rating.csv"), format!("{head}{rows}")).unwrap();
+    }
+    let (short, long, out) = (root.join("short"), root.join("long"), root.join("charts"));
+    let args = [
+        "plot",
+        short.to_str().unwrap(),
+        long.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(out.join("strength.svg")).unwrap();
+    assert!(
+        svg.contains("short: equal time") && svg.contains("long: equal time"),
+        "{svg}"
+    );
+    assert!(svg.contains("training hours"), "{svg}");
+    assert!(out.join("long/loss.svg").exists());
+    let (code, _, err) = run(&[&args[..], &["--measure", "learned eval"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no rating series matches 'learned eval'") && err.contains("equal time"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

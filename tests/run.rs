@@ -256,6 +256,12 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     for (a, b) in last.iter().zip(&rows[5..8]) {
         assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
     }
+    // rating.csv accumulates: the three matches rated again replace their
+    // rows, every other row stays.
+    let kept: Vec<RatingRow> = read_rows(&run.dir().join("rating.csv")).unwrap();
+    assert_eq!(kept.len(), 14);
+    assert_eq!(kept[..5], rows[..5]);
+    assert!(last.iter().all(|r| kept.contains(r)));
     // `every`: iterations that are multiples of it, and the newest; the rows
     // go to the file asked for.
     let curve_csv = dir.join("curve.csv");
@@ -296,6 +302,18 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("games must be even"), "{e}");
+    let e = rate(
+        run.dir(),
+        &RateConfig {
+            iterations: vec![9],
+            ..Default::default()
+        },
+        &ComputeDevice::cpu(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("no checkpoint of iteration 9 (kept: 1, 2)"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -359,4 +377,88 @@ fn an_italian_run_records_its_game_and_is_refused_as_damone() {
     cfg.variant = "three-damas".into();
     assert!(cfg.validate().unwrap_err().contains("three-damas"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The schedules follow the run's planned length: four iterations played
+/// in one sitting and in four (the same config, resumed each time) log the
+/// same learning rates and losses, and each iteration trains at the
+/// cosine of the share of the run done when it starts, whatever the step
+/// count.
+#[test]
+fn a_runs_schedule_is_the_same_in_one_sitting_or_in_four() {
+    let root = std::env::temp_dir().join(format!("damone-sittings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let config = |dir: &Path| {
+        let mut cfg = tiny(dir, 4);
+        cfg.eval.interval = 0;
+        cfg.learned_eval.train_in_run = false;
+        cfg.keep_last = 1;
+        cfg
+    };
+    let (one, four) = (root.join("one"), root.join("four"));
+    Run::<damone::game::Position>::start(config(&one), Start::New, &mut |_: &Event| {}).unwrap();
+    for sitting in 0..4 {
+        let start = if sitting == 0 {
+            Start::New
+        } else {
+            Start::Resume {
+                sets: vec![],
+                from_intact: false,
+            }
+        };
+        // Kept every 6 ms of training: every checkpoint stays.
+        let mut cfg = config(&four);
+        cfg.keep_every_minutes = 1e-4;
+        let mut run = Run::<damone::game::Position>::open(cfg, start).unwrap();
+        assert_eq!(run.state().iteration, sitting);
+        run.iterate(&mut |_: &Event| {}).unwrap();
+    }
+    let kept = |dir: &Path| damone::run::checkpoint::RunDir::new(dir.join("tiny")).checkpoints();
+    assert_eq!((kept(&one), kept(&four)), (vec![4], vec![1, 2, 3, 4]));
+    let rows = |dir: &Path| read_rows::<Metrics>(&dir.join("tiny/metrics.csv")).unwrap();
+    let (a, b) = (rows(&one), rows(&four));
+    assert_eq!(a.len(), 4);
+    let cfg = config(&one);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(
+            (x.lr, x.total_steps),
+            (y.lr, y.total_steps),
+            "iteration {}",
+            x.iteration
+        );
+        assert_eq!((x.loss_policy, x.loss_value), (y.loss_policy, y.loss_value));
+        // Past the warm-up, iteration k trains at the cosine of (k - 1) / 4
+        // of the run over the span.
+        if x.iteration > 1 {
+            let t = (x.iteration - 1) as f64 / 4.0 / cfg.train.schedule_span;
+            let want = cfg.train.lr * damone::util::cosine_decay(t, cfg.train.min_lr_factor);
+            assert!(
+                (x.lr - want).abs() < 1e-6,
+                "iteration {}: {} vs {want}",
+                x.iteration,
+                x.lr
+            );
+        }
+    }
+    // The share of the planned length: of iterations, of time, the larger.
+    let mut c = cfg.clone();
+    assert_eq!(c.planned_share(1, 1e6), Some(0.25));
+    c.time_limit_minutes = 60.0;
+    assert_eq!(c.planned_share(1, 2700.0), Some(0.75));
+    c.iterations = 0;
+    assert_eq!(c.planned_share(3, 1800.0), Some(0.5));
+    c.time_limit_minutes = 0.0;
+    assert_eq!(c.planned_share(3, 1800.0), None);
+    // Without a planned length the schedule counts steps; the window grows
+    // with the samples made once their share passes its size.
+    let t = &cfg.train;
+    assert_eq!(t.schedule_step(123, None), 123.0);
+    assert_eq!(t.schedule_fraction(10, Some(0.5)), 0.5 / t.schedule_span);
+    let grows = damone::train::TrainParams {
+        window: 1000,
+        window_share: 0.2,
+        ..Default::default()
+    };
+    assert_eq!((grows.window_for(100), grows.window_for(10_000)), (1000, 2000));
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -416,7 +416,7 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
 }
 
 /// The value-target schedule: the search value's weight goes linearly from
-/// `value_q_weight` to `value_q_weight_final` over `schedule_steps`, then
+/// `value_q_weight` to `value_q_weight_final` over the schedule, then
 /// stays; without a final weight it never moves; out of range is refused.
 #[test]
 fn the_value_target_weight_follows_its_schedule() {
@@ -426,17 +426,22 @@ fn the_value_target_weight_follows_its_schedule() {
         schedule_steps: 1000,
         ..Default::default()
     };
-    assert_eq!(fixed.value_q_weight_at(0), 0.25);
-    assert_eq!(fixed.value_q_weight_at(5000), 0.25);
+    let at = |p: &TrainParams, step: u64| p.value_q_weight_at(p.schedule_fraction(step, None));
+    assert_eq!(at(&fixed, 0), 0.25);
+    assert_eq!(at(&fixed, 5000), 0.25);
     let sched = TrainParams {
         value_q_weight: 0.0,
         value_q_weight_final: Some(0.5),
         ..fixed.clone()
     };
-    assert_eq!(sched.value_q_weight_at(0), 0.0);
-    assert!((sched.value_q_weight_at(500) - 0.25).abs() < 1e-6);
-    assert_eq!(sched.value_q_weight_at(1000), 0.5);
-    assert_eq!(sched.value_q_weight_at(9000), 0.5);
+    assert_eq!(at(&sched, 0), 0.0);
+    assert!((at(&sched, 500) - 0.25).abs() < 1e-6);
+    assert_eq!(at(&sched, 1000), 0.5);
+    assert_eq!(at(&sched, 9000), 0.5);
+    // With a planned length, halfway through the span is halfway through
+    // the schedule, whatever the step count.
+    let halfway = sched.schedule_fraction(10, Some(0.5 * sched.schedule_span));
+    assert!((sched.value_q_weight_at(halfway) - 0.25).abs() < 1e-6);
     let bad = TrainParams {
         value_q_weight_final: Some(1.5),
         ..fixed

@@ -208,20 +208,20 @@ fn simulation_counts_grow_over_the_ramp() {
         sims_ramp_steps: 1000,
         ..Default::default()
     };
-    let at = |step| {
+    let at = |step: f64| {
         let c = cfg.at_step(step);
         (c.full_sims, c.cheap_sims)
     };
-    assert_eq!(at(0), (16, 4));
-    assert_eq!(at(500), (32, 8));
-    assert_eq!(at(999), (48, 12));
-    assert_eq!(cfg.at_step(1000), cfg);
-    assert_eq!(cfg.at_step(50_000), cfg);
+    assert_eq!(at(0.0), (16, 4));
+    assert_eq!(at(500.0), (32, 8));
+    assert_eq!(at(999.0), (48, 12));
+    assert_eq!(cfg.at_step(1000.0), cfg);
+    assert_eq!(cfg.at_step(50_000.0), cfg);
     let off = SelfPlayConfig {
         full_sims_start: 0,
         ..cfg.clone()
     };
-    assert_eq!(off.at_step(0), off);
+    assert_eq!(off.at_step(0.0), off);
     let bad = SelfPlayConfig {
         full_sims_start: 64,
         ..cfg

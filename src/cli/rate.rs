@@ -41,8 +41,13 @@ pub struct RateArgs {
     /// newest (a rating curve of a run kept with a large keep_last).
     #[arg(long, value_name = "N")]
     pub every: Option<u32>,
-    /// Write the rows here instead of <run>/rating.csv; the curve goes
-    /// beside it, as the same name with .svg.
+    /// Rate only these checkpoints, comma-separated (for example those a
+    /// run kept with keep_every_minutes).
+    #[arg(long, value_delimiter = ',', value_name = "K,...", conflicts_with_all = ["last", "every"])]
+    pub iterations: Vec<u32>,
+    /// Add the rows to this file instead of <run>/rating.csv (rows of the
+    /// same matches rated before are replaced); the curve of all its rows
+    /// goes beside it, as the same name with .svg.
     #[arg(long)]
     pub csv: Option<PathBuf>,
     /// Seed of the openings and of the network's search.
@@ -109,6 +114,7 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
         seed: a.seed,
         last_only: a.last,
         every: a.every.unwrap_or(0),
+        iterations: a.iterations.clone(),
         csv: a.csv.clone(),
         ..Default::default()
     };
@@ -151,9 +157,10 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
         println!("{}", line(r));
     }
     let csv = cfg.csv_path(&a.run);
-    eprintln!("rows written to {}", csv.display());
+    eprintln!("rows added to {}", csv.display());
     let svg = csv.with_extension("svg");
-    if draw_rating_curve(&rows, &svg)? {
+    let all: Vec<RatingRow> = damone::run::read_rows(&csv)?;
+    if draw_rating_curve(&all, &svg)? {
         eprintln!("rating curve drawn in {}", svg.display());
     }
     Ok(())

@@ -480,10 +480,15 @@ impl<P: RunGame> Learner<P> {
     pub fn train_and_publish(&mut self, on: &mut dyn FnMut(&LearnerEvent)) -> Result<(), DistError> {
         let pending = std::mem::take(&mut self.pending);
         let next = self.state.version + 1;
+        let wall = self.state.wall_s + self.started.elapsed().as_secs_f64();
+        let share = self.cfg.planned_share(self.state.version as u32, wall);
+        self.trainer.set_run_share(share);
         let mut new_samples = 0usize;
         for (key, s) in pending {
             self.state.games += s.games as u64;
             new_samples += s.samples.len();
+            let made = self.window.total_added + s.samples.len() as u64;
+            self.window.set_capacity(self.cfg.train.window_for(made));
             self.window.extend(s.samples);
             on(&LearnerEvent::Shard {
                 key: key.clone(),

@@ -279,6 +279,14 @@ impl<P: GamePosition> ReplayWindow<P> {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
+    /// Resize to `capacity` samples (at least 1): a smaller window drops
+    /// its oldest samples, a larger one keeps every sample it has.
+    pub fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity.max(1);
+        while self.samples.len() > self.capacity {
+            self.samples.pop_front();
+        }
+    }
     /// The samples, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &Sample<P>> {
         self.samples.iter()

@@ -20,9 +20,10 @@
 //!   matches (rows `learned` and `learned-vs-net`, scored for the learned
 //!   evaluation's side).
 //!
-//! The rows are written to `rating.csv` in the run folder ([`RatingRow`]),
-//! or to another file; rating every `every`-th checkpoint of a run that
-//! kept many gives its rating curve.
+//! The rows are added to `rating.csv` in the run folder ([`RatingRow`]),
+//! or to another file, replacing the rows of the same matches rated before:
+//! the file keeps a run's ratings across resumes. Rating every `every`-th
+//! checkpoint of a run that kept many gives its rating curve.
 
 use super::{LoadError, LoadedNet};
 use crate::arena::evaluation::{play_searcher_vs_alphabeta, Searcher};
@@ -72,6 +73,9 @@ pub struct RateConfig {
     /// the newest (0 or 1: every kept checkpoint). For a rating curve over
     /// a run that kept many.
     pub every: u32,
+    /// Rate these checkpoints (each must be kept); empty: as `last_only`
+    /// and `every` say.
+    pub iterations: Vec<u32>,
     /// Where the rows go (default: `rating.csv` in the run folder).
     pub csv: Option<PathBuf>,
 }
@@ -91,6 +95,7 @@ impl Default for RateConfig {
             timing_positions: 40,
             last_only: false,
             every: 0,
+            iterations: Vec::new(),
             csv: None,
         }
     }
@@ -136,6 +141,34 @@ pub struct RatingRow {
     /// and the half-width of its 95% interval.
     pub score: f64,
     pub score_95: f64,
+}
+
+impl RatingRow {
+    /// The curve this row is a point of: "64 sims vs alphabeta:depth=6",
+    /// "equal time, 2 threads", "raw policy vs alphabeta:depth=2",
+    /// "learned eval vs alpha-beta, 1 thread(s)"...
+    pub fn series_name(&self) -> String {
+        let threads = self.threads.max(1);
+        match self.mode.as_str() {
+            "equal-time" if threads > 1 => format!("equal time, {threads} threads"),
+            "equal-time" => "equal time".to_string(),
+            "policy" => format!("raw policy vs {}", self.opponent),
+            "learned" => format!("learned eval vs alpha-beta, {threads} thread(s)"),
+            "learned-vs-net" => format!("learned eval vs the network, {threads} thread(s)"),
+            _ => format!("{} sims vs {}", self.sims, self.opponent),
+        }
+    }
+
+    /// True when `other` is the same match of the same checkpoint (its
+    /// iteration and games), which a new rating replaces: the same mode,
+    /// threads and simulations, and for the fixed-budget modes the same
+    /// opponent (the equal-time ones measure their time anew).
+    pub fn same_match(&self, other: &RatingRow) -> bool {
+        let timed = matches!(self.mode.as_str(), "equal-time" | "learned" | "learned-vs-net");
+        (self.iteration, self.train_games, &self.mode) == (other.iteration, other.train_games, &other.mode)
+            && (self.threads, self.sims) == (other.threads, other.sims)
+            && (timed || self.opponent == other.opponent)
+    }
 }
 
 /// What the protocol reports while it plays.
@@ -293,18 +326,41 @@ fn rate_game<P: RunGame>(
         }
     }
     let path = cfg.csv_path(dir);
-    crate::run::write_rows(&path, &rows).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
+    let all = merged_rows(&path, &rows)?;
+    crate::run::write_rows(&path, &all).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
 }
 
-/// The kept checkpoints `cfg` selects: all, the newest, or every `every`-th
-/// and the newest.
+/// The rows already in `path` (none when absent), less those that `new`
+/// measures again, with `new` added, by iteration: a run's `rating.csv`
+/// accumulates its ratings across resumes and re-ratings.
+fn merged_rows(path: &Path, new: &[RatingRow]) -> Result<Vec<RatingRow>, RateError> {
+    let mut rows: Vec<RatingRow> = crate::run::read_rows(path)
+        .map_err(|e| RateError::Invalid(format!("{e} (move it away to start a new file)")))?;
+    rows.retain(|old| !new.iter().any(|n| n.same_match(old)));
+    rows.extend(new.iter().cloned());
+    rows.sort_by_key(|r| r.iteration);
+    Ok(rows)
+}
+
+/// The kept checkpoints `cfg` selects: all, those named, the newest, or
+/// every `every`-th and the newest.
 fn iterations_to_rate(run: &RunDir, cfg: &RateConfig) -> Result<Vec<u32>, RateError> {
     let mut iters = run.checkpoints();
     let Some(&newest) = iters.last() else {
         return Err(RateError::Empty(run.root.clone()));
     };
-    if cfg.last_only {
+    if let Some(k) = cfg.iterations.iter().find(|k| !iters.contains(k)) {
+        let kept: Vec<String> = iters.iter().map(|k| k.to_string()).collect();
+        return Err(RateError::Invalid(format!(
+            "{} has no checkpoint of iteration {k} (kept: {})",
+            run.root.display(),
+            kept.join(", ")
+        )));
+    }
+    if !cfg.iterations.is_empty() {
+        iters.retain(|k| cfg.iterations.contains(k));
+    } else if cfg.last_only {
         iters = vec![newest];
     } else if cfg.every > 1 {
         iters.retain(|&k| k.is_multiple_of(cfg.every) || k == newest);
@@ -566,40 +622,62 @@ impl<P: RunGame> CheckpointRating<'_, P> {
     }
 }
 
-/// The rating curve of `rows` as an SVG at `svg`: one series per match kind
-/// (equal time as one series whatever its move time), score % against
-/// training minutes. Drawn only when some series has two points or more;
-/// returns whether it was.
+/// Draw the rating curve of one run's rows into `svg`: every series'
+/// score against training hours ([`draw_strength_chart`]); false (nothing
+/// drawn) when no series has two points.
 pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> anyhow::Result<bool> {
+    draw_strength_chart(&[(String::new(), rows.to_vec())], None, svg)
+}
+
+/// Strength against training hours of several runs (`damone plot`): for
+/// each run (its name and rows) a line per series whose name contains
+/// `measure` ([`RatingRow::series_name`]; every series when None), named
+/// "run: series" where a run has a name. False (nothing drawn) when no
+/// line has two points; an error listing the series when `measure` matches
+/// none.
+pub fn draw_strength_chart(
+    runs: &[(String, Vec<RatingRow>)],
+    measure: Option<&str>,
+    svg: &Path,
+) -> anyhow::Result<bool> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for r in rows {
-        let name = match r.mode.as_str() {
-            "equal-time" if r.threads > 1 => format!("equal time, {} threads", r.threads),
-            "equal-time" => "equal time".to_string(),
-            "policy" => format!("raw policy vs {}", r.opponent),
-            "learned" | "learned-vs-net" => {
-                let against = if r.mode == "learned" {
-                    "alpha-beta"
-                } else {
-                    "the network"
-                };
-                format!("learned eval vs {against}, {} thread(s)", r.threads.max(1))
+    let mut names = std::collections::BTreeSet::new();
+    for (run, rows) in runs {
+        for r in rows {
+            let name = r.series_name();
+            names.insert(name.clone());
+            if measure.is_some_and(|m| !name.contains(m)) {
+                continue;
             }
-            _ => format!("{} sims vs {}", r.sims, r.opponent),
-        };
-        let pt = (r.train_minutes, 100.0 * r.score);
-        match series.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, pts)) => pts.push(pt),
-            None => series.push((name, vec![pt])),
+            let name = if run.is_empty() {
+                name
+            } else {
+                format!("{run}: {name}")
+            };
+            let pt = (r.train_minutes / 60.0, 100.0 * r.score);
+            match series.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, pts)) => pts.push(pt),
+                None => series.push((name, vec![pt])),
+            }
         }
+    }
+    if let (Some(m), true) = (measure, series.is_empty() && !names.is_empty()) {
+        let names: Vec<String> = names.into_iter().collect();
+        anyhow::bail!(
+            "no rating series matches '{m}'; the rows have: {}",
+            names.join("; ")
+        );
     }
     if !series.iter().any(|(_, pts)| pts.len() > 1) {
         return Ok(false);
     }
+    for (_, pts) in &mut series {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
     line_chart(
         svg,
         "score against alpha-beta",
-        "training minutes",
+        "training hours",
         "score %",
         &series,
     )?;

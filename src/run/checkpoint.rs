@@ -329,12 +329,13 @@ impl RunDir {
         }
     }
 
-    /// Remove checkpoints beyond the newest `keep_last`, except `keep`.
-    pub fn prune(&self, keep_last: usize, keep: u32) {
+    /// Remove checkpoints beyond the newest `keep_last`, except those of
+    /// the iterations in `keep`.
+    pub fn prune(&self, keep_last: usize, keep: &[u32]) {
         let all = self.checkpoints();
         let from = all.len().saturating_sub(keep_last);
         for (i, it) in all.iter().enumerate() {
-            if i < from && *it != keep {
+            if i < from && !keep.contains(it) {
                 let _ = std::fs::remove_dir_all(self.iter_dir(*it));
             }
         }

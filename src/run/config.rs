@@ -107,6 +107,10 @@ pub struct RunConfig {
     pub checkpoint_dir: String,
     /// Checkpoints kept besides the best one.
     pub keep_last: usize,
+    /// Also keep, whatever `keep_last` says, the first checkpoint past each
+    /// multiple of this many training minutes (0 = none): the points a long
+    /// run is rated at.
+    pub keep_every_minutes: f64,
     /// Folder of Damone endgame tables (`damone tablebase build`) that
     /// self-play searches with and ends its games at; "" for none.
     pub tablebase: String,
@@ -139,6 +143,7 @@ impl Default for RunConfig {
             variant: "standard".into(),
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
+            keep_every_minutes: 0.0,
             tablebase: String::new(),
             tablebase_samples: 0.0,
             rules: DrawRules::default(),
@@ -189,7 +194,24 @@ impl RunConfig {
         c.selfplay.eval_cache = 0;
         c.train.material_weight = 0.0;
         c.train.plies_left_weight = 0.0;
+        (c.train.schedule_span, c.train.window_share) = (0.0, 0.0);
         c
+    }
+
+    /// The share of the run's planned length done after `iterations`
+    /// iterations and `wall_s` seconds: of `iterations`, of
+    /// `time_limit_minutes`, or the larger where both are set (the run
+    /// stops at the first reached); None when the run has neither. The
+    /// schedules follow it (`train.schedule_span`); both counts are kept in
+    /// the checkpoint, so a run in several sittings follows the same
+    /// schedule as in one.
+    pub fn planned_share(&self, iterations: u32, wall_s: f64) -> Option<f64> {
+        let by_iterations = (self.iterations > 0).then(|| iterations as f64 / self.iterations as f64);
+        let by_time = (self.time_limit_minutes > 0.0).then(|| wall_s / (self.time_limit_minutes * 60.0));
+        match (by_iterations, by_time) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn parse_over(mut value: toml::Table, text: &str, sets: &[String], origin: &str) -> Result<RunConfig> {
@@ -250,6 +272,12 @@ impl RunConfig {
         }
         if self.keep_last == 0 {
             return Err("keep_last must be at least 1".into());
+        }
+        if !(self.keep_every_minutes >= 0.0 && self.keep_every_minutes.is_finite()) {
+            return Err(format!(
+                "keep_every_minutes must be >= 0, got {}",
+                self.keep_every_minutes
+            ));
         }
         crate::with_game!(self.game, P => <P as crate::game::GamePosition>::variant_named(&self.variant).map(|_| ()))
             .map_err(|e| format!("variant: {e}"))?;

@@ -65,6 +65,10 @@ impl<P: super::RunGame> Run<P> {
     ) -> Result<Metrics, RunError> {
         let k = self.state.iteration + 1;
         let t_iter = Instant::now();
+        let share = self
+            .cfg
+            .planned_share(self.state.iteration, wall0 + t0.elapsed().as_secs_f64());
+        self.trainer.set_run_share(share);
         let selfplay = self.self_play_phase(k, observer);
         self.check_stop(k)?;
         let learn = self.learn_phase(k, selfplay.samples, observer);
@@ -118,7 +122,7 @@ impl<P: super::RunGame> Run<P> {
         let t = Instant::now();
         let cpu = process_cpu_seconds();
         let live = LiveView::new(self.dir.live_path(), k);
-        let sp_cfg = cfg.selfplay.at_step(self.trainer.step);
+        let sp_cfg = cfg.selfplay.at_step(self.trainer.schedule_step());
         let (samples, stats) = self.selfplay.run_iteration(
             &cfg.search,
             &sp_cfg,
@@ -142,6 +146,8 @@ impl<P: super::RunGame> Run<P> {
             cpu_busy,
             full_sims: sp_cfg.full_sims,
         };
+        let made = self.window.total_added + samples.len() as u64;
+        self.window.set_capacity(cfg.train.window_for(made));
         self.window.extend(samples);
         let drawn = super::table_samples(&self.cfg, self.selfplay.exact_values(), phase.samples, k as u64);
         self.window.extend(drawn);
@@ -160,7 +166,7 @@ impl<P: super::RunGame> Run<P> {
         });
         let t = Instant::now();
         let cpu = process_cpu_seconds();
-        let lr = cfg.train.lr_at(self.trainer.step);
+        let lr = self.trainer.lr();
         let mut done = 0;
         let losses = self.trainer.train(&self.window, steps, &mut rng, || {
             done += 1;
@@ -287,8 +293,26 @@ impl<P: super::RunGame> Run<P> {
                 selfplay: &self.selfplay.to_bytes(),
             },
         )?;
-        self.dir.prune(self.cfg.keep_last, self.state.best_iteration);
+        self.dir.prune(self.cfg.keep_last, &self.kept_iterations());
         Ok(checkpoint)
+    }
+
+    /// The iterations whose checkpoints stay whatever `keep_last` says: the
+    /// best, and with `keep_every_minutes` the first past each multiple of
+    /// it (read from the logged wall times, so resumes keep the same).
+    fn kept_iterations(&self) -> Vec<u32> {
+        let mut keep = vec![self.state.best_iteration];
+        let every = self.cfg.keep_every_minutes * 60.0;
+        if every > 0.0 {
+            let mut before = 0.0;
+            for m in &self.metrics {
+                if (m.wall_s / every).floor() > (before / every).floor() {
+                    keep.push(m.iteration);
+                }
+                before = m.wall_s;
+            }
+        }
+        keep
     }
 }
 
@@ -371,6 +395,7 @@ impl Metrics {
             train_cpu_busy: round(learn.cpu_busy, 3),
             loss_policy: round(learn.losses.policy, 5),
             loss_value: round(learn.losses.value, 5),
+            policy_entropy: round(learn.losses.policy_entropy, 5),
             loss_aux: round(learn.losses.aux, 5),
             lr: round(learn.lr, 7),
             white_wins: stats.white_wins,

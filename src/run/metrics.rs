@@ -57,6 +57,10 @@ pub struct Metrics {
     pub loss_value: f64,
     /// Weighted auxiliary losses (0 without `model.aux_heads`).
     pub loss_aux: f64,
+    /// Mean entropy (nats) of the network's policy over the legal moves of
+    /// the iteration's training positions (0 in rows written before the
+    /// column existed).
+    pub policy_entropy: f64,
     pub lr: f64,
     pub white_wins: u32,
     pub black_wins: u32,

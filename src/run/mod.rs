@@ -85,12 +85,13 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 38] = [
+pub const RESUME_KEYS: [&str; 41] = [
     "iterations",
     "device",
     "time_limit_minutes",
     "threads",
     "keep_last",
+    "keep_every_minutes",
     "checkpoint_dir",
     "run",
     "train.lr",
@@ -98,11 +99,13 @@ pub const RESUME_KEYS: [&str; 38] = [
     "train.warmup_steps",
     "train.schedule",
     "train.schedule_steps",
+    "train.schedule_span",
     "train.min_lr_factor",
     "train.grad_clip",
     "train.batch_size",
     "train.sample_reuse",
     "train.min_samples",
+    "train.window_share",
     "train.value_q_weight",
     "train.value_q_weight_final",
     "train.material_weight",

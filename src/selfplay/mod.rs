@@ -95,8 +95,10 @@ pub struct SelfPlayConfig {
     pub eval_cache: u32,
     /// Growing simulation counts: full searches start at this many
     /// simulations (0 = no growth) and grow linearly to `full_sims` over
-    /// the first `sims_ramp_steps` training steps; cheap searches keep
-    /// their ratio to full ones ([`SelfPlayConfig::at_step`]).
+    /// the first `sims_ramp_steps` steps of the schedule (training steps,
+    /// or with a planned run length the same share of `train.schedule_steps`
+    /// stretched to it); cheap searches keep their ratio to full ones
+    /// ([`SelfPlayConfig::at_step`]).
     pub full_sims_start: u32,
     pub sims_ramp_steps: u64,
 }
@@ -166,17 +168,17 @@ impl SelfPlayConfig {
         Ok(())
     }
 
-    /// The settings self-play uses after `step` training steps: with
-    /// growing simulation counts, `full_sims` goes linearly from
-    /// `full_sims_start` (at step 0) to its own value (at
-    /// `sims_ramp_steps`), and `cheap_sims` keeps its ratio to it (at least
-    /// 1); otherwise the settings as they are.
-    pub fn at_step(&self, step: u64) -> SelfPlayConfig {
+    /// The settings self-play uses at schedule step `step`
+    /// (`TrainParams::schedule_step`): with growing simulation counts,
+    /// `full_sims` goes linearly from `full_sims_start` (at step 0) to its
+    /// own value (at `sims_ramp_steps`), and `cheap_sims` keeps its ratio
+    /// to it (at least 1); otherwise the settings as they are.
+    pub fn at_step(&self, step: f64) -> SelfPlayConfig {
         let mut c = self.clone();
-        if self.full_sims_start == 0 || self.sims_ramp_steps == 0 || step >= self.sims_ramp_steps {
+        if self.full_sims_start == 0 || self.sims_ramp_steps == 0 || step >= self.sims_ramp_steps as f64 {
             return c;
         }
-        let f = step as f64 / self.sims_ramp_steps as f64;
+        let f = step.max(0.0) / self.sims_ramp_steps as f64;
         let (a, b) = (self.full_sims_start as f64, self.full_sims as f64);
         c.full_sims = (a + (b - a) * f).round().max(1.0) as u32;
         c.cheap_sims = (self.cheap_sims as f64 * c.full_sims as f64 / b).round().max(1.0) as u32;

@@ -43,7 +43,7 @@ pub enum OptimizerKind {
 pub enum Schedule {
     /// The peak rate throughout.
     Constant,
-    /// Cosine decay to `min_lr_factor * lr` at `schedule_steps`.
+    /// Cosine decay to `min_lr_factor * lr` at the schedule's end.
     Cosine,
 }
 
@@ -61,10 +61,19 @@ pub struct TrainParams {
     pub momentum: f64,
     /// Linear warm-up steps.
     pub warmup_steps: u64,
-    /// `constant` or `cosine` (decays to `min_lr_factor * lr` at `schedule_steps`).
+    /// `constant` or `cosine` (decays to `min_lr_factor * lr` at the
+    /// schedule's end).
     pub schedule: Schedule,
-    /// Steps over which the cosine schedule decays.
+    /// The schedules' length in training steps, for runs with no planned
+    /// length or `schedule_span = 0`; with a planned length, the unit other
+    /// step counts of a schedule (`selfplay.sims_ramp_steps`) are read in
+    /// ([`TrainParams::schedule_step`]).
     pub schedule_steps: u64,
+    /// The schedules (learning rate, value target, simulation ramp) end at
+    /// this share of the run's planned length (`time_limit_minutes` or
+    /// `iterations`), whatever the machine's speed; 0 = they end at
+    /// `schedule_steps` training steps.
+    pub schedule_span: f64,
     /// Floor of the schedule as a fraction of `lr`.
     pub min_lr_factor: f64,
     /// Clip the gradient norm to this (0 = no clipping).
@@ -74,8 +83,12 @@ pub struct TrainParams {
     /// Times each new sample is used on average: steps per iteration =
     /// new samples * sample_reuse / batch_size.
     pub sample_reuse: f32,
-    /// Replay window size in samples.
+    /// Replay window size in samples (at least).
     pub window: usize,
+    /// The window holds at least this share of all the samples the run has
+    /// made, so that a long run's window grows with it
+    /// ([`TrainParams::window_for`]).
+    pub window_share: f32,
     /// No training until the window holds this many samples.
     pub min_samples: usize,
     /// Weight of the search value in the value target (0 = outcome only).
@@ -113,11 +126,13 @@ impl Default for TrainParams {
             warmup_steps: 50,
             schedule: Schedule::Cosine,
             schedule_steps: 8_000,
+            schedule_span: 1.15,
             min_lr_factor: 0.1,
             grad_clip: 1.0,
             batch_size: 256,
             sample_reuse: 2.1,
             window: 171_000,
+            window_share: 0.2,
             min_samples: 1_000,
             value_q_weight: 0.25,
             value_q_weight_final: None,
@@ -203,16 +218,57 @@ impl TrainParams {
         if self.schedule_steps == 0 {
             return Err(format!("{k}schedule_steps must be at least 1"));
         }
+        if !(0.0..=100.0).contains(&self.schedule_span) {
+            return Err(format!(
+                "{k}schedule_span must be in [0, 100], got {}",
+                self.schedule_span
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.window_share) {
+            return Err(format!(
+                "{k}window_share must be in [0, 1], got {}",
+                self.window_share
+            ));
+        }
         Ok(())
     }
 
-    /// The weight of the search value in the value target at `step`
-    /// (`value_q_weight`, or its schedule towards `value_q_weight_final`).
-    pub fn value_q_weight_at(&self, step: u64) -> f32 {
+    /// Where the schedules stand, in training steps of `schedule_steps`:
+    /// `step` itself, or, when the run has a planned length (`run_share`,
+    /// the share of it done; see `RunConfig::planned_share`) and
+    /// `schedule_span > 0`, that share of the span times `schedule_steps`,
+    /// so that the schedules end with the span on a fast machine and on a
+    /// slow one alike.
+    pub fn schedule_step(&self, step: u64, run_share: Option<f64>) -> f64 {
+        match run_share {
+            Some(share) if self.schedule_span > 0.0 => {
+                share.max(0.0) / self.schedule_span * self.schedule_steps as f64
+            }
+            _ => step as f64,
+        }
+    }
+
+    /// The schedules' progress in [0, 1] ([`TrainParams::schedule_step`]
+    /// over `schedule_steps`).
+    pub fn schedule_fraction(&self, step: u64, run_share: Option<f64>) -> f64 {
+        (self.schedule_step(step, run_share) / self.schedule_steps as f64).clamp(0.0, 1.0)
+    }
+
+    /// The replay window's size once the run has made `samples_made`
+    /// samples: `window`, or `window_share` of them when that is more.
+    pub fn window_for(&self, samples_made: u64) -> usize {
+        self.window
+            .max((samples_made as f64 * self.window_share as f64) as usize)
+    }
+
+    /// The weight of the search value in the value target at schedule
+    /// progress `fraction` (`value_q_weight`, or its schedule towards
+    /// `value_q_weight_final`).
+    pub fn value_q_weight_at(&self, fraction: f64) -> f32 {
         match self.value_q_weight_final {
             None => self.value_q_weight,
             Some(end) => {
-                let f = (step as f64 / self.schedule_steps as f64).min(1.0) as f32;
+                let f = fraction.clamp(0.0, 1.0) as f32;
                 self.value_q_weight + (end - self.value_q_weight) * f
             }
         }
@@ -229,18 +285,16 @@ impl TrainParams {
         }
     }
 
-    /// Learning rate at a step (warm-up, then the schedule).
-    pub fn lr_at(&self, step: u64) -> f64 {
+    /// Learning rate at training step `step` (warm-up) and schedule
+    /// progress `fraction` ([`TrainParams::schedule_fraction`]).
+    pub fn lr_at(&self, step: u64, fraction: f64) -> f64 {
         let warm = if self.warmup_steps > 0 && step < self.warmup_steps {
             (step + 1) as f64 / self.warmup_steps as f64
         } else {
             1.0
         };
         let sched = match self.schedule {
-            Schedule::Cosine => {
-                let t = (step.min(self.schedule_steps) as f64) / self.schedule_steps as f64;
-                crate::util::cosine_decay(t, self.min_lr_factor)
-            }
+            Schedule::Cosine => crate::util::cosine_decay(fraction.clamp(0.0, 1.0), self.min_lr_factor),
             Schedule::Constant => 1.0,
         };
         self.lr * warm * sched
@@ -265,6 +319,9 @@ impl TrainParams {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Losses {
     pub policy: f64,
+    /// The mean entropy (nats) of the network's policy over each batch
+    /// position's legal moves (a measure, not trained on).
+    pub policy_entropy: f64,
     pub value: f64,
     /// The weighted auxiliary losses: material, plies left and the
     /// opponent's reply (0 without those heads).
@@ -289,6 +346,8 @@ pub struct Trainer {
     device: Device,
     /// A raised stop ends [`Trainer::train`] before its next step.
     stop: crate::util::stop::Stop,
+    /// The share of the run's planned length done, when it has one.
+    run_share: Option<f64>,
 }
 
 /// Training samples for benchmarks: each game's position with a uniform
@@ -403,7 +462,27 @@ impl Trainer {
             model,
             device: ad,
             stop: Default::default(),
+            run_share: None,
         }
+    }
+
+    /// The share of the run's planned length done (None: no planned
+    /// length); the schedules follow it ([`TrainParams::schedule_step`]).
+    pub fn set_run_share(&mut self, share: Option<f64>) {
+        self.run_share = share;
+    }
+
+    /// Where the schedules stand ([`TrainParams::schedule_step`]).
+    pub fn schedule_step(&self) -> f64 {
+        self.params.schedule_step(self.step, self.run_share)
+    }
+
+    /// The learning rate of the next step.
+    pub fn lr(&self) -> f64 {
+        self.params.lr_at(
+            self.step,
+            self.params.schedule_fraction(self.step, self.run_share),
+        )
     }
 
     /// End [`Trainer::train`] early once `stop` is raised.
@@ -418,15 +497,16 @@ impl Trainer {
 
     /// One step on a batch; returns its losses.
     pub fn train_step<P: Board>(&mut self, samples: &[&Sample<P>], rng: &mut Rng) -> Losses {
+        let fraction = self.params.schedule_fraction(self.step, self.run_share);
         let b = make_batch(
             samples,
             self.model.inputs,
-            self.params.value_q_weight_at(self.step),
+            self.params.value_q_weight_at(fraction),
             self.model.reply_head && self.params.reply_weight > 0.0,
             rng,
         );
         let net = self.net.take().expect("network present");
-        let lr = self.params.lr_at(self.step);
+        let lr = self.params.lr_at(self.step, fraction);
         if self.fast && cpu_step::supports(&net) {
             let weights = [self.params.material_weight, self.params.plies_left_weight];
             let s = cpu_step::step(&net, &b, self.model.inputs, weights, &self.pool);
@@ -453,7 +533,9 @@ impl Trainer {
         let out = net.forward_all(x);
         let (p, v) = (out.policy, out.value);
         let lp = log_softmax(p + mask, 1);
-        let policy_loss = (target * lp).sum_dim(1).mean().neg();
+        let policy_loss = (target * lp.clone()).sum_dim(1).mean().neg();
+        // Masked moves' probabilities are exactly 0, so they add nothing.
+        let entropy = (lp.clone().exp() * lp).sum_dim(1).mean().neg();
         let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg();
         let mut loss = policy_loss.clone() + value_loss.clone();
         let mut aux_loss = None;
@@ -492,6 +574,7 @@ impl Trainer {
         };
         let losses = Losses {
             policy: scalar(policy_loss),
+            policy_entropy: scalar(entropy),
             value: scalar(value_loss),
             aux: aux_loss.map_or(0.0, scalar),
             steps: 1,
@@ -516,6 +599,7 @@ impl Trainer {
             let batch = batches.batch(self.params.batch_size, rng);
             let s = self.train_step(&batch, rng);
             l.policy += s.policy;
+            l.policy_entropy += s.policy_entropy;
             l.value += s.value;
             l.aux += s.aux;
             l.steps += 1;
@@ -523,6 +607,7 @@ impl Trainer {
         }
         if l.steps > 0 {
             l.policy /= l.steps as f64;
+            l.policy_entropy /= l.steps as f64;
             l.value /= l.steps as f64;
             l.aux /= l.steps as f64;
         }

@@ -296,26 +296,38 @@ function drawRun() {
   chart($("chart-speed"), [{ name: "moves/s", points: pts((r) => r.positions_per_s) }, { name: "samples/s", points: pts((r) => r.samples_per_s) }], byIteration);
   const depths = [...new Set(run.evals.map((e) => e.depth))].sort((a, b) => a - b);
   chart($("chart-eval"), depths.map((d) => ({ name: `depth ${d}`, points: run.evals.filter((e) => e.depth === d).map((e) => [e.iteration, e.score, e.score_95]) })), { y: [0, 1], wholeX: true });
-  chart($("chart-rating"), ratingSeries(), { wholeX: true });
+  const rating = ratingSeries();
+  chart($("chart-rating"), rating.series, rating.opts);
   $("run-name").textContent = m.length ? `Run '${run.name}': ${m.length} iterations, ${m[m.length - 1].total_games} games, ${(m[m.length - 1].wall_s / 60).toFixed(1)} minutes` : (run.name ? `Run '${run.name}': no iteration yet` : "No run: start the server with --run DIR");
 }
 
 // The rating chart: the checkpoint tournament's Elo when there is one,
-// else the rating protocol's scores (damone rate's rating.csv), one series
-// per match kind, in percent.
+// else the rating protocol's scores (damone rate's rating.csv) against
+// training hours, one series per match kind, in percent (the series of
+// `damone rate`'s and `damone plot`'s SVG curves).
 function ratingSeries() {
   if (run.ratings.length) {
     $("rating-caption").textContent = "Checkpoint ratings (Elo, damone tournament --run)";
-    return [{ name: "Elo", points: run.ratings }];
+    return { series: [{ name: "Elo", points: run.ratings }], opts: { wholeX: true } };
   }
-  $("rating-caption").textContent = "Rating protocol (score %, damone rate)";
+  $("rating-caption").textContent = "Rating protocol (score % against training hours, damone rate)";
   const series = new Map();
   for (const r of run.protocol) {
-    const name = r.mode === "equal-time" ? "equal time" : r.mode === "policy" ? `raw policy vs ${r.opponent}` : `vs ${r.opponent}`;
+    const name = protocolSeriesName(r);
     if (!series.has(name)) series.set(name, []);
-    series.get(name).push([r.iteration, 100 * r.score, 100 * r.score_95]);
+    series.get(name).push([r.train_minutes / 60, 100 * r.score, 100 * r.score_95]);
   }
-  return [...series].map(([name, points]) => ({ name, points }));
+  return { series: [...series].map(([name, points]) => ({ name, points })), opts: {} };
+}
+
+// A rating.csv row's series, named as the library's rating curve names it.
+function protocolSeriesName(r) {
+  const threads = Math.max(1, r.threads || 1);
+  if (r.mode === "equal-time") return threads > 1 ? `equal time, ${threads} threads` : "equal time";
+  if (r.mode === "policy") return `raw policy vs ${r.opponent}`;
+  if (r.mode === "learned") return `learned eval vs alpha-beta, ${threads} thread(s)`;
+  if (r.mode === "learned-vs-net") return `learned eval vs the network, ${threads} thread(s)`;
+  return `${r.sims} sims vs ${r.opponent}`;
 }
 
 function addIteration(d) {

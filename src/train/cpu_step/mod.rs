@@ -69,8 +69,9 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
     let value = ValueHead::forward(net, pool, h, n);
 
     // Losses and the logits' gradients.
-    let (policy_loss, dlogits) = soft_xent(pool, &policy.logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
-    let (value_loss, dvalue) = soft_xent(pool, &value.wdl, None, &b.value, 3, n);
+    let (policy_loss, entropy, dlogits) =
+        soft_xent(pool, &policy.logits, Some(&b.mask), &b.policy, POLICY_SIZE, n);
+    let (value_loss, _, dvalue) = soft_xent(pool, &value.wdl, None, &b.value, 3, n);
     let aux = value.aux.as_ref().map(|aux| aux_loss(aux, b, weights));
 
     let mut g = Grads(Vec::new());
@@ -94,6 +95,7 @@ pub(super) fn step(net: &Net, b: &Batch, inputs: Inputs, weights: [f32; AUX_OUTP
         grads: g,
         losses: Losses {
             policy: policy_loss,
+            policy_entropy: entropy,
             value: value_loss,
             aux: aux.map_or(0.0, |(loss, _)| loss),
             steps: 1,
@@ -441,9 +443,9 @@ fn soft_xent<'p>(
     target: &[f32],
     width: usize,
     n: usize,
-) -> (f64, Buf<'p>) {
+) -> (f64, f64, Buf<'p>) {
     let mut grad = pool.zeroed(n * width);
-    let losses: Vec<f64> = grad
+    let rows: Vec<(f64, f64)> = grad
         .par_chunks_mut(width)
         .enumerate()
         .map(|(r, gr)| {
@@ -467,18 +469,22 @@ fn soft_xent<'p>(
             }
             let lse = max as f64 + sum.ln();
             let tsum: f64 = t.iter().map(|&v| v as f64).sum();
-            let mut loss = 0.0f64;
+            let (mut loss, mut entropy) = (0.0f64, 0.0f64);
             for (j, gj) in gr.iter_mut().enumerate() {
                 if t[j] != 0.0 {
                     loss -= t[j] as f64 * (at(j) as f64 - lse);
                 }
                 let p = *gj as f64 / sum;
+                if p > 0.0 {
+                    entropy -= p * (at(j) as f64 - lse);
+                }
                 *gj = ((p * tsum - t[j] as f64) / n as f64) as f32;
             }
-            loss
+            (loss, entropy)
         })
         .collect();
-    (losses.iter().sum::<f64>() / n as f64, grad)
+    let mean = |f: fn(&(f64, f64)) -> f64| rows.iter().map(f).sum::<f64>() / n as f64;
+    (mean(|r| r.0), mean(|r| r.1), grad)
 }
 
 /// The batch norms of `net` in the order [`step`] gives their statistics.
@@ -625,6 +631,11 @@ mod tests {
             );
             for (a, b, name) in [
                 (fast.losses.policy, losses.policy, "policy"),
+                (
+                    fast.losses.policy_entropy,
+                    losses.policy_entropy,
+                    "policy entropy",
+                ),
                 (fast.losses.value, losses.value, "value"),
                 (fast.losses.aux, losses.aux, "aux"),
             ] {
