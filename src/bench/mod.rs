@@ -264,8 +264,7 @@ fn net_suite_of<P: crate::run::RunGame>(
     report: &mut (dyn FnMut(NetFigure) + Send),
 ) -> Result<(), String> {
     let flex = Device::flex();
-    flex.seed(1);
-    let net = cfg.model.init(&flex);
+    let net = cfg.model.init_seeded(&flex, &flex, 1);
     let mut devices = Vec::new();
     for &choice in &cfg.devices {
         let device = ComputeDevice::select(choice).map_err(|e| format!("--device {choice}: {e}"))?;

@@ -248,8 +248,11 @@ fn bench_threads(a: &BenchArgs) -> Result<()> {
         }
         None => {
             let device = burn::tensor::Device::flex();
-            device.seed(1);
-            (cfg.game, cfg.model.init(&device), cfg.search.for_play(a.sims))
+            (
+                cfg.game,
+                cfg.model.init_seeded(&device, &device, 1),
+                cfg.search.for_play(a.sims),
+            )
         }
     };
     if a.sims == 0 {

@@ -215,8 +215,7 @@ impl<P: RunGame> Learner<P> {
         let tables = config_exact_values(&cfg).map_err(|e| DistError::Config(format!("tablebase: {e}")))?;
         let epoch = claim_epoch(&store)?;
         let device = compute.burn().clone();
-        device.seed(cfg.seed);
-        let trainer = Trainer::new(cfg.model.clone(), cfg.train.clone(), device);
+        let trainer = Trainer::seeded(cfg.model.clone(), cfg.train.clone(), device, cfg.seed);
         let mut l = Learner {
             state: LearnerState {
                 epoch,

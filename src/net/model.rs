@@ -92,6 +92,10 @@ impl PolicyHeadKind {
     }
 }
 
+/// Held while a network's weights are drawn: the backend's generator is
+/// one for the whole process.
+static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl ModelConfig {
     /// The shape a saved file that lacks the later keys describes:
     /// AlphaZero's dense policy head with 2 planes, no auxiliary heads.
@@ -153,9 +157,20 @@ impl ModelConfig {
     }
 
     /// A freshly initialised network on `device`. Weights come from the
-    /// device's seeded generator and parameter ids are numbered in module
-    /// order, so a seeded run writes the same bytes every time.
+    /// backend's generator and parameter ids are numbered in module order;
+    /// [`ModelConfig::init_seeded`] gives the same bytes every time.
     pub fn init(&self, device: &Device) -> Net {
+        let _alone = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        self.init_random(device).map(&mut NumberedIds(0))
+    }
+
+    /// [`ModelConfig::init`] right after seeding the generator through
+    /// `seed_device`, with no other network initialised in between (the
+    /// generator is one for the process, so two runs started at once in
+    /// one process, as tests do, would otherwise draw from each other's).
+    pub fn init_seeded(&self, device: &Device, seed_device: &Device, seed: u64) -> Net {
+        let _alone = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        seed_device.seed(seed);
         self.init_random(device).map(&mut NumberedIds(0))
     }
 

@@ -653,8 +653,7 @@ mod tests {
             ..ModelConfig::default()
         };
         let device = Device::flex();
-        device.seed(5);
-        let net = model.init(&device);
+        let net = model.init_seeded(&device, &device, 5);
         let header = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,

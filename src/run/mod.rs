@@ -389,9 +389,8 @@ impl<P: RunGame> Run<P> {
         let variant = P::variant_named(&cfg.variant).map_err(|e| ConfigError::Invalid("(run)".into(), e))?;
         let start = P::start(variant);
         let device = compute.burn().clone();
-        device.seed(cfg.seed);
         Ok(Run {
-            trainer: Trainer::new(cfg.model.clone(), cfg.train.clone(), device),
+            trainer: Trainer::seeded(cfg.model.clone(), cfg.train.clone(), device, cfg.seed),
             window: ReplayWindow::new(cfg.train.window),
             selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
             state: CheckpointState {

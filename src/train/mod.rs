@@ -445,11 +445,24 @@ fn make_batch<P: Board>(
 }
 
 impl Trainer {
-    /// A new trainer with freshly initialised weights (seeded by the device
-    /// seed); `device` is a plain device, training runs on its autodiff twin.
+    /// A new trainer with freshly initialised weights (from the backend's
+    /// generator as it stands); `device` is a plain device, training runs
+    /// on its autodiff twin.
     pub fn new(model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
+        let net = model.init(&device.clone().autodiff());
+        Self::with_net(net, model, params, device)
+    }
+
+    /// [`Trainer::new`] with the weights drawn right after seeding the
+    /// generator with `seed`: the same bytes every time, whatever else the
+    /// process initialises at once.
+    pub fn seeded(model: ModelConfig, params: TrainParams, device: Device, seed: u64) -> Trainer {
+        let net = model.init_seeded(&device.clone().autodiff(), &device, seed);
+        Self::with_net(net, model, params, device)
+    }
+
+    fn with_net(net: Net, model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
         let ad = device.clone().autodiff();
-        let net = model.init(&ad);
         let optim = params.optimizer(device.clone());
         Trainer {
             net: Some(net),
