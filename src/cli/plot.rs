@@ -36,18 +36,16 @@ pub fn run_plot(a: PlotArgs) -> Result<()> {
     let mut written = Vec::new();
     let mut ratings = Vec::new();
     for run in &a.runs {
-        let charts = if several {
-            out.join(run_name(run))
-        } else {
-            out.clone()
-        };
+        // With several runs, each one's charts go to a folder of its name.
+        let name = if several { run_name(run) } else { String::new() };
+        let charts = if several { out.join(&name) } else { out.clone() };
         let files = plot_run(run, &charts)?;
         if files.len() == 1 {
             eprintln!("{}: no evaluation rows yet, so no win-rate plot", run.display());
         }
         written.extend(files);
         let rows: Vec<RatingRow> = read_rows(&run.join("rating.csv"))?;
-        ratings.push((if several { run_name(run) } else { String::new() }, rows));
+        ratings.push((name, rows));
     }
     let measure = a.measure.as_deref().or(several.then_some("equal time"));
     let strength = out.join("strength.svg");

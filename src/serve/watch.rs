@@ -29,7 +29,18 @@ pub(super) async fn run_snapshot(State(st): State<Arc<AppState>>) -> Response {
     let metrics: Vec<Metrics> = read_rows(&dir.metrics_path()).unwrap_or_default();
     let evals: Vec<EvalRow> = read_rows(&dir.evals_path()).unwrap_or_default();
     let ratings = std::fs::read_to_string(run.join("ratings_by_iteration.csv")).ok();
-    let protocol: Vec<RatingRow> = read_rows(&run.join("rating.csv")).unwrap_or_default();
+    // Each row with the curve it belongs to, named as the library's charts
+    // name it (`RatingRow::series_name`).
+    let protocol: Vec<Value> = read_rows::<RatingRow>(&run.join("rating.csv"))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            let series = r.series_name();
+            let mut row = json!(r);
+            row["series"] = json!(series);
+            row
+        })
+        .collect();
     Json(json!({
         "run": run.file_name().map(|n| n.to_string_lossy().into_owned()),
         "metrics": metrics,

@@ -294,7 +294,7 @@ impl TrainParams {
             1.0
         };
         let sched = match self.schedule {
-            Schedule::Cosine => crate::util::cosine_decay(fraction.clamp(0.0, 1.0), self.min_lr_factor),
+            Schedule::Cosine => crate::util::cosine_decay(fraction, self.min_lr_factor),
             Schedule::Constant => 1.0,
         };
         self.lr * warm * sched
@@ -449,20 +449,22 @@ impl Trainer {
     /// generator as it stands); `device` is a plain device, training runs
     /// on its autodiff twin.
     pub fn new(model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
-        let net = model.init(&device.clone().autodiff());
-        Self::with_net(net, model, params, device)
+        let ad = device.clone().autodiff();
+        let net = model.init(&ad);
+        Self::with_net(net, ad, model, params, device)
     }
 
     /// [`Trainer::new`] with the weights drawn right after seeding the
     /// generator with `seed`: the same bytes every time, whatever else the
     /// process initialises at once.
     pub fn seeded(model: ModelConfig, params: TrainParams, device: Device, seed: u64) -> Trainer {
-        let net = model.init_seeded(&device.clone().autodiff(), &device, seed);
-        Self::with_net(net, model, params, device)
+        let ad = device.clone().autodiff();
+        let net = model.init_seeded(&ad, &device, seed);
+        Self::with_net(net, ad, model, params, device)
     }
 
-    fn with_net(net: Net, model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
-        let ad = device.clone().autodiff();
+    /// A trainer of `net`, drawn on `ad`, the autodiff twin of `device`.
+    fn with_net(net: Net, ad: Device, model: ModelConfig, params: TrainParams, device: Device) -> Trainer {
         let optim = params.optimizer(device.clone());
         Trainer {
             net: Some(net),

@@ -303,8 +303,8 @@ function drawRun() {
 
 // The rating chart: the checkpoint tournament's Elo when there is one,
 // else the rating protocol's scores (damone rate's rating.csv) against
-// training hours, one series per match kind, in percent (the series of
-// `damone rate`'s and `damone plot`'s SVG curves).
+// training hours, one series per match kind (each row's `series`, named by
+// the server as `damone rate`'s and `damone plot`'s curves), in percent.
 function ratingSeries() {
   if (run.ratings.length) {
     $("rating-caption").textContent = "Checkpoint ratings (Elo, damone tournament --run)";
@@ -313,21 +313,11 @@ function ratingSeries() {
   $("rating-caption").textContent = "Rating protocol (score % against training hours, damone rate)";
   const series = new Map();
   for (const r of run.protocol) {
-    const name = protocolSeriesName(r);
+    const name = r.series;
     if (!series.has(name)) series.set(name, []);
     series.get(name).push([r.train_minutes / 60, 100 * r.score, 100 * r.score_95]);
   }
   return { series: [...series].map(([name, points]) => ({ name, points })), opts: {} };
-}
-
-// A rating.csv row's series, named as the library's rating curve names it.
-function protocolSeriesName(r) {
-  const threads = Math.max(1, r.threads || 1);
-  if (r.mode === "equal-time") return threads > 1 ? `equal time, ${threads} threads` : "equal time";
-  if (r.mode === "policy") return `raw policy vs ${r.opponent}`;
-  if (r.mode === "learned") return `learned eval vs alpha-beta, ${threads} thread(s)`;
-  if (r.mode === "learned-vs-net") return `learned eval vs the network, ${threads} thread(s)`;
-  return `${r.sims} sims vs ${r.opponent}`;
 }
 
 function addIteration(d) {
