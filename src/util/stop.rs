@@ -47,12 +47,25 @@ impl From<Arc<AtomicBool>> for Stop {
     }
 }
 
-/// Raise `stop` on SIGTERM and SIGINT. A second signal while the stop is
-/// pending ends the process at once (exit status 130), as a second Ctrl-C
-/// does in most tools.
+/// The signals that ask for a stop. On Unix: SIGTERM (a scheduler,
+/// `kill`) and SIGINT (Ctrl-C). On Windows, where no other process sends
+/// SIGTERM: Ctrl-C (SIGINT) and Ctrl-Break (SIGBREAK); closing the console
+/// window ends the process without a safe point.
+#[cfg(not(windows))]
+const STOP_SIGNALS: &[std::os::raw::c_int] = &[signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT];
+#[cfg(windows)]
+const STOP_SIGNALS: &[std::os::raw::c_int] = &[
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGBREAK,
+];
+
+/// Raise `stop` on the stop signals ([`STOP_SIGNALS`]: SIGTERM and SIGINT,
+/// and Ctrl-Break on Windows). A second signal while the stop is pending
+/// ends the process at once (exit status 130), as a second Ctrl-C does in
+/// most tools.
 pub fn stop_on_signals(stop: &Stop) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    for signal in [SIGTERM, SIGINT] {
+    for &signal in STOP_SIGNALS {
         // Registered first, so that it sees the flag before this signal
         // raises it: only a signal that finds a stop pending exits.
         signal_hook::flag::register_conditional_shutdown(signal, 130, stop.flag())?;
