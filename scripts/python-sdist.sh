@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/build"
 "$work/build/bin/pip" install --quiet "maturin>=1.5,<2"
-"$work/build/bin/maturin" sdist --quiet -m python/Cargo.toml -o "$work/dist"
+"$work/build/bin/maturin" sdist -m python/Cargo.toml -o "$work/dist"
 sdist=$(ls "$work"/dist/damone-*.tar.gz)
 echo "sdist: $(basename "$sdist") ($(du -k "$sdist" | cut -f1) KiB)"
 python3 -m venv "$work/fresh"

@@ -86,7 +86,7 @@ impl<P: GamePosition> EngineSession<P> {
             "quit" => return None,
             "hello" => Ok(vec![
                 format!("id name damone {}", env!("CARGO_PKG_VERSION")),
-                format!("id game {}", P::KIND.name()),
+                format!("id game {}", P::ID.name()),
                 "ready".into(),
             ]),
             "isready" => Ok(vec!["ready".into()]),

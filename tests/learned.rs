@@ -84,7 +84,7 @@ fn incremental_equals_full<P: Board>(seed: u64) {
             }
             let ply = path.len() - 1;
             eval.quant.refresh(&planes(&path[ply]), &mut fresh);
-            assert_eq!(stack.at(ply), &fresh, "{:?} at ply {ply}", P::KIND);
+            assert_eq!(stack.at(ply), &fresh, "{:?} at ply {ply}", P::ID);
             let stm = path[ply].side_to_move();
             assert_eq!(eval.quant.score(stack.at(ply), stm), eval.score(&path[ply]));
             checked += 1;
@@ -115,7 +115,7 @@ fn quant_close_to_float<P: Board>(seed: u64) -> f32 {
     assert!(
         worst <= QUANT_TOLERANCE,
         "{:?}: integer model off by {worst} logits",
-        P::KIND
+        P::ID
     );
     worst
 }
@@ -179,7 +179,7 @@ fn training_lowers_the_held_out_loss() {
 #[test]
 fn damaged_or_foreign_files_are_one_line_errors() {
     let file = EvalFile {
-        game: GameKind::Italian,
+        game: GameKind::Italian.id(),
         float: model(9).float,
         note: "test".into(),
     };
@@ -197,9 +197,9 @@ fn damaged_or_foreign_files_are_one_line_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("bad magic"), "{e}");
-    let e = file.check_game(GameKind::Damone).unwrap_err();
+    let e = file.check_game(GameKind::Damone.id()).unwrap_err();
     assert!(e.contains("italian") && e.contains("damone"), "{e}");
-    assert!(file.check_game(GameKind::Italian).is_ok());
+    assert!(file.check_game(GameKind::Italian.id()).is_ok());
 }
 
 fn plays_whole_games<P: Board + Baseline>(seed: u64) {

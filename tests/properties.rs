@@ -50,7 +50,7 @@ fn player_bytes() -> &'static Vec<u8> {
         let h = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
-            game: damone::game::GameKind::Damone,
+            game: damone::game::GameKind::Damone.id(),
             variant: "standard".into(),
             rules: DrawRules::default(),
             model: model.clone(),

@@ -181,7 +181,7 @@ fn header() -> PlayerHeader {
     PlayerHeader {
         format_version: PLAYER_FORMAT_VERSION,
         encoding_version: ENCODING_VERSION,
-        game: damone::game::GameKind::Damone,
+        game: damone::game::GameKind::Damone.id(),
         variant: "standard".into(),
         rules: DrawRules::default(),
         model: ModelConfig {

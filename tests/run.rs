@@ -325,7 +325,7 @@ fn a_dameo_run_trains_the_network_of_its_board() {
     let dir = std::env::temp_dir().join(format!("damone-dameo-run-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = tiny(&dir, 2);
-    cfg.game = GameKind::Dameo;
+    cfg.game = GameKind::Dameo.id();
     assert_eq!(cfg.model.board, damone::net::BoardCells::Dark);
     let run = Run::<dameo::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
     let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
@@ -344,7 +344,7 @@ fn an_italian_run_records_its_game_and_is_refused_as_damone() {
     let dir = std::env::temp_dir().join(format!("damone-italian-run-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = tiny(&dir, 2);
-    cfg.game = GameKind::Italian;
+    cfg.game = GameKind::Italian.id();
     let run = Run::<italian::Position>::start(cfg.clone(), Start::New, &mut |_: &Event| {}).unwrap();
     let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
     assert_eq!(ck.config.game, GameKind::Italian);

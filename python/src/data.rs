@@ -39,7 +39,7 @@ fn bytes_of(path: &Path) -> Result<(Vec<u8>, Option<GameKind>), String> {
     if path.is_dir() {
         let ck = Checkpoint::for_player(path, true).map_err(|e| e.to_string())?;
         let bytes = ck.read("replay.bin").map_err(|e| e.to_string())?;
-        return Ok((bytes, Some(ck.config.game)));
+        return Ok((bytes, Some(ck.config.game.kind().map_err(|e| e.to_string())?)));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok((bytes, None))
@@ -63,7 +63,7 @@ fn arrays<'py, P: Board>(py: Python<'py>, read: Read<P>, inputs: Inputs) -> PyRe
         q.extend(s.q.to_array());
     }
     let d = PyDict::new(py);
-    d.set_item("game", P::KIND.name())?;
+    d.set_item("game", P::ID.name())?;
     d.set_item(
         "observations",
         PyArray1::from_vec(py, planes).reshape([n, inputs.planes(), 8, 8])?,

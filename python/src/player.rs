@@ -48,7 +48,10 @@ impl PyPlayer {
     #[pyo3(signature = (spec, game=None, seed=0))]
     fn new(py: Python<'_>, spec: &str, game: Option<&str>, seed: u64) -> PyResult<PyPlayer> {
         let explicit = game.map(game_kind).transpose()?;
-        let kind = game_of_players([spec], explicit).map_err(err)?;
+        let kind = game_of_players([spec], explicit.map(GameKind::id))
+            .map_err(err)?
+            .kind()
+            .map_err(err)?;
         let is_net = parse_spec_or_path(spec).map_err(err)?.kind == PlayerKind::Net;
         let player = py.detach(|| damone::with_game!(kind, P => open::<P>(spec, seed)))?;
         Ok(PyPlayer {
@@ -220,7 +223,11 @@ fn play_match(
         return Err(err("games must be at least 1"));
     }
     let rules = draw_rules(no_progress_plies, max_plies)?;
-    let kind = game_of_players([a, b], game.map(game_kind).transpose()?).map_err(err)?;
+    let explicit = game.map(game_kind).transpose()?.map(GameKind::id);
+    let kind = game_of_players([a, b], explicit)
+        .map_err(err)?
+        .kind()
+        .map_err(err)?;
     let records = py.detach(|| {
         damone::with_game!(kind, P => {
             let mut s = MatchSettings::from_start(setup_or_start::<P>(None, "standard").map_err(err)?);

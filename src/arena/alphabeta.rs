@@ -2,8 +2,8 @@
 //! evaluation: negamax with iterative deepening, a transposition table on
 //! the Zobrist key, move ordering (TT move, history heuristic), capture
 //! extension, and a hand-written evaluation; on several threads by Lazy
-//! SMP over a shared table ([`AlphaBeta::with_threads`],
-//! [`super::shared_table`]).
+//! SMP over a shared table ([`AlphaBeta::with_threads`], the module
+//! `shared_table`).
 //!
 //! ## The hand-written evaluation
 //!
@@ -124,8 +124,11 @@ impl std::fmt::Display for Score {
 /// Per-move search limits; any combination, the first reached stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Limits {
+    /// Stop after this depth.
     pub depth: Option<u32>,
+    /// Stop after this many nodes.
     pub nodes: Option<u64>,
+    /// Stop after this much time.
     pub movetime: Option<Duration>,
 }
 

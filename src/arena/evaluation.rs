@@ -17,7 +17,9 @@ use rayon::prelude::*;
 pub struct EvalGame {
     /// The searcher's colour.
     pub color: Color,
+    /// How the game ended.
     pub outcome: Outcome,
+    /// Plies played.
     pub plies: usize,
 }
 
@@ -26,8 +28,11 @@ pub struct EvalGame {
 pub struct EvalResult {
     /// Alpha-beta's depth.
     pub depth: u32,
+    /// Games the searcher won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games the searcher lost.
     pub losses: u32,
     /// The games, in order (colours alternate, White first).
     pub games: Vec<EvalGame>,

@@ -54,8 +54,11 @@ pub trait Player<P: GamePosition = Position>: Send {
 /// One candidate move of an analysis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnalysisLine<M = Move> {
+    /// The move.
     pub mv: M,
+    /// The search's visits of the move (0 for alpha-beta).
     pub visits: u32,
+    /// The network's prior of the move (0 without a network).
     pub prior: f32,
     /// Mean value for the side to move (win minus loss), if visited.
     pub q: Option<f32>,
@@ -87,6 +90,7 @@ pub struct Principal<M = Move> {
     pub depth: u32,
     /// Nodes searched, all threads together.
     pub nodes: u64,
+    /// The score of the best move for the side to move.
     pub score: Score,
     /// The line expected from the position, its first move the best.
     pub pv: Vec<M>,
@@ -161,6 +165,7 @@ pub struct RandomPlayer {
 }
 
 impl RandomPlayer {
+    /// A player drawing its moves from `rng`.
     pub fn new(rng: Rng) -> Self {
         RandomPlayer { rng }
     }

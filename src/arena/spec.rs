@@ -33,6 +33,7 @@ impl PlayerKind {
     /// Every kind, as written in specs.
     pub const NAMES: [&'static str; 4] = ["random", "alphabeta", "mcts", "net"];
 
+    /// The kind as written in specs.
     pub fn name(self) -> &'static str {
         match self {
             PlayerKind::Random => "random",
@@ -59,8 +60,11 @@ impl std::str::FromStr for PlayerKind {
 /// A parsed player spec: a kind, an optional path (for `net`) and options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
+    /// The player's kind.
     pub kind: PlayerKind,
+    /// The network player's file or folder (`net` only).
     pub path: Option<String>,
+    /// The options, by key (`sims=200`).
     pub options: BTreeMap<String, String>,
     /// The spec as written (used as the player's name).
     pub text: String,
@@ -69,20 +73,28 @@ pub struct PlayerSpec {
 /// Why a player spec was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
+    /// The spec is empty.
     #[error("empty player spec")]
     Empty,
+    /// The kind before the first `:` is none of the known ones.
     #[error("unknown player kind '{0}' in '{1}' (expected one of: random, alphabeta, mcts, net)")]
     UnknownKind(String, String),
+    /// An option is not `key=value`.
     #[error("bad option '{0}' in '{1}' (expected key=value)")]
     BadOption(String, String),
+    /// An option the kind does not take.
     #[error("unknown option '{0}' for {1} (expected one of: {2})")]
     UnknownOption(String, String, String),
+    /// An option's value does not read.
     #[error("bad value '{1}' for option '{0}' in '{2}': {3}")]
     BadValue(String, String, String, String),
+    /// The search settings the options give are invalid.
     #[error("bad search settings in '{0}': {1}")]
     BadSearch(String, String),
+    /// Something the kind needs is missing (a `net` spec's path).
     #[error("'{0}' needs {1}")]
     Missing(String, String),
+    /// An option given twice.
     #[error("option '{0}' given twice in '{1}'")]
     DuplicateOption(String, String),
 }

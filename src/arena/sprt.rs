@@ -9,9 +9,13 @@ use std::str::FromStr;
 /// The test's hypotheses and error rates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
+    /// The Elo difference of the null hypothesis.
     pub elo0: f64,
+    /// The Elo difference of the alternative hypothesis.
     pub elo1: f64,
+    /// The false-positive rate: accepting H1 when H0 holds.
     pub alpha: f64,
+    /// The false-negative rate: accepting H0 when H1 holds.
     pub beta: f64,
 }
 

@@ -46,7 +46,7 @@ impl<P: GamePosition> MatchSettings<P> {
             opening_plies: 4,
             start,
             rules: DrawRules::default(),
-            event: format!("{} match", P::KIND),
+            event: format!("{} match", P::ID),
             openings: Vec::new(),
         }
     }
@@ -55,10 +55,15 @@ impl<P: GamePosition> MatchSettings<P> {
 /// One game to play: who plays which colour, which opening, which seed.
 #[derive(Clone, Debug)]
 pub struct GameTask {
+    /// The game's number in the schedule, from 0.
     pub index: usize,
+    /// The player with White, by index into the players.
     pub white: usize,
+    /// The player with Black, by index into the players.
     pub black: usize,
+    /// The opening, by number (its random plies, or an opening position).
     pub opening: usize,
+    /// The seed of the game's random streams.
     pub seed: u64,
 }
 
@@ -111,21 +116,34 @@ pub fn opening_game<P: GamePosition>(s: &MatchSettings<P>, opening: usize) -> Ga
 /// The record of one finished game.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameRecord {
+    /// The game's number, from 1.
     pub game: usize,
+    /// White's player spec.
     pub white: String,
+    /// Black's player spec.
     pub black: String,
+    /// The PDN result: 1-0, 0-1 or 1/2-1/2.
     pub result: String,
+    /// White's score: 1, 1/2 or 0.
     pub white_score: f64,
+    /// Plies played.
     pub plies: usize,
+    /// Why the game ended.
     pub reason: String,
+    /// The seed of the game's random streams.
     pub seed: u64,
+    /// The opening's moves (or its setup string).
     pub opening: String,
+    /// White's index into the players.
     #[serde(skip)]
     pub white_idx: usize,
+    /// Black's index into the players.
     #[serde(skip)]
     pub black_idx: usize,
+    /// The game as PDN.
     #[serde(skip)]
     pub pdn: String,
+    /// How it ended, with its reason (always given for a game played).
     #[serde(skip)]
     pub outcome: Option<Outcome>,
 }
@@ -286,8 +304,11 @@ pub fn read_openings<P: GamePosition>(
 pub struct SprtOutcome {
     /// The first player's wins, draws and losses.
     pub wins: u32,
+    /// The first player's draws.
     pub draws: u32,
+    /// The first player's losses.
     pub losses: u32,
+    /// The log-likelihood ratio when the match stopped.
     pub llr: f64,
     /// None when the game limit came first.
     pub decision: Option<super::SprtDecision>,
@@ -329,21 +350,32 @@ pub fn run_sprt<P: GamePosition>(
 /// One player's line in the standings.
 #[derive(Clone, Debug, Serialize)]
 pub struct StandingRow {
+    /// The player spec.
     pub player: String,
+    /// Games played.
     pub games: u32,
+    /// Games won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games lost.
     pub losses: u32,
+    /// Points: a win 1, a draw 1/2.
     pub points: f64,
+    /// Points over games.
     pub score: f64,
+    /// Elo relative to the anchor (0 for the anchor).
     pub elo: f64,
+    /// The half-width of the Elo's 95% interval.
     pub elo_95: f64,
 }
 
 /// Standings and ratings of a set of games.
 #[derive(Clone, Debug)]
 pub struct Standings {
+    /// One row per player, best first.
     pub rows: Vec<StandingRow>,
+    /// The player whose Elo is 0.
     pub anchor: String,
 }
 

@@ -6,7 +6,7 @@
 
 use super::bench_positions;
 use crate::arena::{AlphaBeta, Baseline, LeafEval, Limits};
-use crate::game::{DrawRules, Game, GameKind};
+use crate::game::{DrawRules, Game, GameId, GameKind};
 use crate::learned::{AccumulatorStack, FloatEval, LearnedEval, Shape};
 use crate::net::Board;
 use crate::util::rng_stream;
@@ -17,7 +17,8 @@ use std::time::Instant;
 /// One game's figures.
 #[derive(Clone, Debug)]
 pub struct LearnedFigure {
-    pub game: GameKind,
+    /// The game.
+    pub game: GameId,
     /// Evaluations per second in a walk of random playouts, one core
     /// (each an accumulator updated from its parent's, then scored).
     pub evals_per_second: f64,
@@ -107,7 +108,7 @@ fn game_figure<P: Board + Baseline>(
         .map(|(pos, _, _)| pos)
         .collect();
     Ok(LearnedFigure {
-        game: P::KIND,
+        game: P::ID,
         evals_per_second: walk_speed::<P>(&eval, seconds),
         hand_nodes_per_second: search_speed(&positions, Arc::new(crate::arena::HandWritten), nodes),
         learned_nodes_per_second: search_speed(&positions, eval, nodes),
@@ -119,7 +120,7 @@ fn game_figure<P: Board + Baseline>(
 /// `nodes` nodes, each walk after `seconds`.
 pub fn learned_suite(
     games: &[GameKind],
-    eval: Option<(GameKind, &LearnedEval)>,
+    eval: Option<(GameId, &LearnedEval)>,
     seconds: f64,
     nodes: u64,
     report: &mut dyn FnMut(&LearnedFigure),

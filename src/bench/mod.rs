@@ -11,7 +11,7 @@ pub mod threads;
 
 use crate::arena::{AlphaBeta, Limits};
 use crate::data::Sample;
-use crate::game::{perft, DrawRules, Game, GameKind, GamePosition};
+use crate::game::{perft, DrawRules, Game, GameId, GameKind, GamePosition};
 use crate::mcts::{search, EvalRequest, Evaluator, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
 use crate::net::{
     bench_games_from, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
@@ -26,10 +26,15 @@ use std::time::Instant;
 /// One perft measurement: the best of the repetitions.
 #[derive(Clone, Debug)]
 pub struct PerftFigure {
-    pub game: GameKind,
+    /// The game.
+    pub game: GameId,
+    /// The position's setup string.
     pub fen: &'static str,
+    /// The depth counted.
     pub depth: u32,
+    /// Leaves counted.
     pub nodes: u64,
+    /// Seconds of the best repetition.
     pub seconds: f64,
 }
 
@@ -61,7 +66,7 @@ pub fn bench_positions<P: GamePosition>() -> Result<Vec<(P, &'static str, i32)>,
         .iter()
         .map(|&(text, offset)| {
             let pos = P::from_setup(text, Default::default())
-                .map_err(|e| format!("{} bench position '{text}': {e}", P::KIND))?;
+                .map_err(|e| format!("{} bench position '{text}': {e}", P::ID))?;
             Ok((pos, text, offset))
         })
         .collect()
@@ -89,7 +94,7 @@ fn time_perft<P: GamePosition>(pos: &P, fen: &'static str, depth: u32, repeat: u
         best = best.min(t.elapsed().as_secs_f64());
     }
     PerftFigure {
-        game: P::KIND,
+        game: P::ID,
         fen,
         depth,
         nodes,
@@ -100,10 +105,15 @@ fn time_perft<P: GamePosition>(pos: &P, fen: &'static str, depth: u32, repeat: u
 /// Alpha-beta from one bench position to a fixed depth.
 #[derive(Clone, Debug)]
 pub struct AlphaBetaFigure {
-    pub game: GameKind,
+    /// The game.
+    pub game: GameId,
+    /// The position's setup string.
     pub fen: &'static str,
+    /// The depth searched.
     pub depth: u32,
+    /// Nodes searched.
     pub nodes: u64,
+    /// Seconds of the best repetition.
     pub seconds: f64,
 }
 
@@ -134,7 +144,7 @@ fn alphabeta_of<P: crate::game::Baseline>() -> Result<Vec<AlphaBetaFigure>, Stri
         let t = Instant::now();
         ab.search(&g);
         out.push(AlphaBetaFigure {
-            game: P::KIND,
+            game: P::ID,
             fen,
             depth,
             nodes: ab.nodes(),
@@ -147,10 +157,15 @@ fn alphabeta_of<P: crate::game::Baseline>() -> Result<Vec<AlphaBetaFigure>, Stri
 /// MCTS from a game's start position with a zero-value evaluator.
 #[derive(Clone, Debug)]
 pub struct MctsFigure {
-    pub game: GameKind,
+    /// The game.
+    pub game: GameId,
+    /// PUCT or Gumbel.
     pub algorithm: SearchAlgorithm,
+    /// Simulations of the search.
     pub simulations: u32,
+    /// Tree nodes at the end.
     pub nodes: usize,
+    /// Seconds of the best repetition.
     pub seconds: f64,
 }
 
@@ -178,7 +193,7 @@ fn mcts_of<P: GamePosition>() -> Vec<MctsFigure> {
             let t = Instant::now();
             search(&mut tree, &mut UniformEvaluator);
             MctsFigure {
-                game: P::KIND,
+                game: P::ID,
                 algorithm,
                 simulations,
                 nodes: tree.node_count(),
@@ -194,7 +209,9 @@ pub struct NetBenchConfig {
     /// The game whose positions are evaluated and trained on (the model
     /// must be built for its board).
     pub game: GameKind,
+    /// The network measured.
     pub model: ModelConfig,
+    /// The training settings of the training-step figures.
     pub train: TrainParams,
     /// Batch sizes, each measured in turn.
     pub batches: Vec<usize>,
@@ -217,8 +234,11 @@ pub struct NetFigure {
     /// `forward`, `evaluator`, `train`, or with the ablation
     /// `burn_forward`, `forward_im2col`, `train_burn`.
     pub what: &'static str,
+    /// Threads of the setting.
     pub threads: usize,
+    /// Batch size of the setting.
     pub batch: usize,
+    /// Units (`unit`) a second.
     pub per_second: f64,
     /// positions, evaluations or samples.
     pub unit: &'static str,

@@ -40,7 +40,9 @@ pub struct ThreadsBenchConfig {
 pub struct ThreadsFigure {
     /// `net-player` or `alphabeta`.
     pub what: &'static str,
+    /// Threads of the search.
     pub threads: usize,
+    /// The round (each thread count is measured in every round).
     pub round: usize,
     /// Simulations (network player) or nodes (alpha-beta) per second.
     pub per_second: f64,

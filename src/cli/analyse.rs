@@ -42,7 +42,7 @@ pub struct AnalyseArgs {
 
 pub fn run_analyse(a: AnalyseArgs) -> Result<()> {
     let device = a.device.for_players([a.player.as_str()])?;
-    let kind = game_of_players([a.player.as_str()], a.game)?;
+    let kind = game_of_players([a.player.as_str()], a.game.map(GameKind::id))?.kind()?;
     damone::with_game!(kind, P => analyse::<P>(&a, &device))
 }
 

@@ -137,7 +137,8 @@ pub fn run(
     event: &str,
     sprt: Option<&Sprt>,
 ) -> Result<Standings> {
-    let game = damone::player::game_of_players(names.iter().map(String::as_str), o.game)?;
+    let game = damone::player::game_of_players(names.iter().map(String::as_str), o.game.map(GameKind::id))?
+        .kind()?;
     damone::with_game!(game, P => run_game::<P>(names, pairs, o, event, sprt))
 }
 
@@ -149,7 +150,7 @@ fn run_game<P: RunGame>(
     event: &str,
     sprt: Option<&Sprt>,
 ) -> Result<Standings> {
-    let s = settings::<P>(o, &format!("{} {event}", P::KIND))?;
+    let s = settings::<P>(o, &format!("{} {event}", P::ID))?;
     let device = o.device.for_players(names.iter().map(String::as_str))?;
     let factories = names
         .iter()

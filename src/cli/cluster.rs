@@ -150,7 +150,7 @@ pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
     let name = store.name().to_string();
     let game = Learner::game_to_open(&store, a.config.as_deref(), &a.sets)
         .with_context(|| format!("learner on {name}"))?;
-    damone::with_game!(game, P => learn::<P>(&a, store, stop))
+    damone::with_game!(game.kind()?, P => learn::<P>(&a, store, stop))
 }
 
 /// The learner of the game `P` on `store`, its events printed.

@@ -27,7 +27,7 @@ pub struct EngineArgs {
 
 pub fn run_engine(a: EngineArgs) -> Result<()> {
     let device = a.device.for_players([a.player.as_str()])?;
-    let game = game_of_players([a.player.as_str()], a.game)?;
+    let game = game_of_players([a.player.as_str()], a.game.map(GameKind::id))?.kind()?;
     damone::with_game!(game, P => engine::<P>(&a, &device))
 }
 

@@ -32,7 +32,7 @@ pub struct LearnEvalArgs {
 pub fn run_learn_eval(a: LearnEvalArgs) -> Result<()> {
     let ck = Checkpoint::for_player(&a.run, a.latest)?;
     let cfg = with_sets(&ck.config.learned_eval, &a.sets).map_err(anyhow::Error::msg)?;
-    damone::with_game!(ck.config.game, P => learn::<P>(&ck, &cfg, &a))
+    damone::with_game!(ck.config.game.kind()?, P => learn::<P>(&ck, &cfg, &a))
 }
 
 fn learn<P: RunGame>(ck: &Checkpoint, cfg: &LearnEvalConfig, a: &LearnEvalArgs) -> Result<()> {

@@ -202,7 +202,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
         a.threads.iter().map(|&t| t as usize).collect()
     };
     let suite = NetBenchConfig {
-        game: cfg.game,
+        game: cfg.game.kind()?,
         model: cfg.model.clone(),
         train: cfg.train.clone(),
         batches: a.batch.iter().map(|&b| b as usize).collect(),
@@ -264,7 +264,7 @@ fn bench_threads(a: &BenchArgs) -> Result<()> {
         a.threads.iter().map(|&t| t as usize).collect()
     };
     let suite = damone::bench::threads::ThreadsBenchConfig {
-        game,
+        game: game.kind()?,
         net,
         params,
         threads,
@@ -300,7 +300,7 @@ fn bench_learned(a: &BenchArgs) -> Result<()> {
         }
     };
     let games: Vec<GameKind> = match &loaded {
-        Some((game, _)) => vec![*game],
+        Some((game, _)) => vec![game.kind()?],
         None => GameKind::ALL.to_vec(),
     };
     let eval = loaded.as_ref().map(|(g, e)| (*g, e));

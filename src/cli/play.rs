@@ -57,7 +57,7 @@ board, resign, help, quit"
 
 pub fn run_play(a: PlayArgs) -> Result<()> {
     let device = a.device.for_players([a.opponent.as_str()])?;
-    let game = game_of_players([a.opponent.as_str()], a.game)?;
+    let game = game_of_players([a.opponent.as_str()], a.game.map(GameKind::id))?.kind()?;
     damone::with_game!(game, P => play::<P>(a, &device))
 }
 
@@ -75,11 +75,8 @@ fn play<P: RunGame>(a: PlayArgs, device: &damone::net::ComputeDevice) -> Result<
     // The game is saved however the loop ends (end of input, quit, an
     // output error).
     let played = play_loop(&a, &mut versus, &mut bot, &make, &mut out);
-    atomic_write(
-        &a.pdn,
-        versus.pdn(&format!("{} play", P::KIND), "human").as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", a.pdn.display()))?;
+    atomic_write(&a.pdn, versus.pdn(&format!("{} play", P::ID), "human").as_bytes())
+        .with_context(|| format!("cannot write {}", a.pdn.display()))?;
     let _ = writeln!(out, "game saved to {}", a.pdn.display());
     played
 }
@@ -143,7 +140,7 @@ fn play_loop<P: RunGame>(
     writeln!(
         out,
         "{}: you play {} against {}. {}",
-        P::KIND,
+        P::ID,
         human.name(),
         bot.name(),
         help::<P>()

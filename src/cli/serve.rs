@@ -52,7 +52,7 @@ pub fn run_serve(a: ServeArgs) -> Result<()> {
                 r.display()
             );
         }
-        game = damone::player::game_of_run(r, a.game)?;
+        game = damone::player::game_of_run(r, a.game.map(damone::game::GameKind::id))?.kind()?;
     }
     if let Some(p) = &a.players {
         if !p.is_dir() {

@@ -173,8 +173,8 @@ fn convert<P: RunGame>(a: &ConvertArgs) -> Result<()> {
         );
     }
     let open = |spec: &str| -> Result<_> {
-        if damone::player::game_of_players([spec], Some(P::KIND)).is_err() {
-            bail!("{spec} is not a {} player; the tables are {}'s", P::KIND, P::KIND);
+        if damone::player::game_of_players([spec], Some(P::ID)).is_err() {
+            bail!("{spec} is not a {} player; the tables are {}'s", P::ID, P::ID);
         }
         damone::player::factory::<P>(spec).map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
     };
@@ -207,12 +207,12 @@ fn run_grade(a: GradeArgs) -> Result<()> {
 fn grade_net<P: RunGame>(a: &GradeArgs) -> Result<()> {
     let tb = Tablebase::<P>::open(&a.dir.dir, false)?;
     let net = LoadedNet::load(&a.player)?;
-    if net.header.game != P::KIND {
+    if net.header.game != P::ID {
         bail!(
             "{} plays {}; the tables are {}'s",
             a.player.display(),
             net.header.game,
-            P::KIND
+            P::ID
         );
     }
     let reached = match &a.selfplay {
@@ -288,7 +288,7 @@ fn build_tables<P: RunGame>(a: &BuildArgs) -> Result<()> {
     println!(
         "{} {} tables of up to {} pieces in {}: {positions} positions, {:.1} MB, {:.1} s",
         reports.len(),
-        P::KIND,
+        P::ID,
         a.pieces,
         a.dir.dir.display(),
         bytes as f64 / 1e6,

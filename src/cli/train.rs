@@ -54,7 +54,7 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
         Start::New
     };
     let game = Run::game_to_open(a.config.as_deref(), &a.sets, &start)?;
-    damone::with_game!(game, P => train::<P>(&a, start))
+    damone::with_game!(game.kind()?, P => train::<P>(&a, start))
 }
 
 /// Open the run of game `P` and play it, drawing bars and lines.

@@ -62,24 +62,49 @@ pub fn scheduler_index() -> Result<Option<u32>, DistError> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActorEvent {
     /// Started as `name` on `device`.
-    Started { name: String, device: String },
+    Started {
+        /// The actor's name.
+        name: String,
+        /// The device its network runs on, in words.
+        device: String,
+    },
     /// Waiting for a learner to write the run's config or model 0.
     Waiting,
     /// Playing with model `version`.
-    Model { version: u64 },
+    Model {
+        /// The model's version.
+        version: u64,
+    },
     /// Model `version`'s weights did not match their hash.
-    BadWeights { version: u64, why: String },
+    BadWeights {
+        /// The model's version.
+        version: u64,
+        /// What did not match.
+        why: String,
+    },
     /// A shard was written.
     Shard {
+        /// The shard's key in the store.
         key: String,
+        /// Games in it.
         games: u32,
+        /// Training samples in it.
         samples: usize,
+        /// Seconds its games took.
         seconds: f64,
     },
     /// A shard was dropped: the learner moved past its model.
-    Dropped { key: String, newest: u64 },
+    Dropped {
+        /// The shard's key it would have had.
+        key: String,
+        /// The newest model version when it was dropped.
+        newest: u64,
+    },
     /// The learner is done; the actor stops.
-    Finished { shards: u64 },
+    Finished {
+        /// Shards this actor wrote.
+        shards: u64,
+    },
 }
 
 /// Download and check model `rec`'s weights.
@@ -109,7 +134,8 @@ pub fn run_actor(
     let Some((cfg, model)) = wait_for_run(store, opts, stop, on)? else {
         return Ok(0);
     };
-    crate::with_game!(cfg.game, P => {
+    let kind = cfg.game.kind().map_err(|e| DistError::Config(e.to_string()))?;
+    crate::with_game!(kind, P => {
         let mut actor = Actor::<P>::new(store, opts, cfg, model, on)?;
         actor.selfplay.stop_on(stop.clone());
         play_shards(actor, opts, stop, on)
@@ -317,7 +343,7 @@ impl<'s, P: RunGame> Actor<'s, P> {
             .enumerate()
             .map(|(i, (g, o))| {
                 let h = PdnHeaders {
-                    event: format!("{} self-play, model {version}", P::KIND),
+                    event: format!("{} self-play, model {version}", P::ID),
                     round: format!("{}", i + 1),
                     white: format!("model {version}"),
                     black: format!("model {version}"),

@@ -8,7 +8,7 @@ use super::protocol::{
 use super::store::{Created, Store};
 use super::DistError;
 use crate::data::ReplayWindow;
-use crate::game::{GameKind, Position};
+use crate::game::{GameId, Position};
 use crate::mcts::ExactValues;
 use crate::net::ComputeDevice;
 use crate::run::{check_resumable, config_exact_values, table_samples, RunConfig, RunGame};
@@ -24,19 +24,36 @@ use std::time::{Duration, Instant};
 pub enum LearnerEvent {
     /// Claimed `epoch`; starting from model `version` (resumed or not).
     Started {
+        /// The epoch it claimed.
         epoch: u64,
+        /// The model version it starts from.
         version: u64,
+        /// True when it resumed from a learner checkpoint.
         resumed: bool,
+        /// The device its network trains on, in words.
         device: String,
     },
     /// A shard was taken (used later, or skipped as stale or corrupt).
-    Shard { key: String, taken: Taken, why: String },
+    Shard {
+        /// The shard's key.
+        key: String,
+        /// Used, or skipped and why.
+        taken: Taken,
+        /// Why it was skipped (empty when used).
+        why: String,
+    },
     /// A model version was published.
     Published(Box<ModelRecord>),
     /// Another learner published first; this one reloaded its state.
-    Reloaded { version: u64 },
+    Reloaded {
+        /// The version it reloaded.
+        version: u64,
+    },
     /// The learner reached its limit and wrote the done marker.
-    Finished { version: u64 },
+    Finished {
+        /// The last version published.
+        version: u64,
+    },
 }
 
 /// A learner bound to a store (see the module docs).
@@ -131,10 +148,10 @@ fn claim_epoch(store: &Store) -> Result<u64, DistError> {
 
 /// The game of the run a store holds (its `run.toml`'s), or None when it
 /// holds none yet.
-pub fn store_game(store: &Store) -> Result<GameKind, DistError> {
+pub fn store_game(store: &Store) -> Result<GameId, DistError> {
     Ok(match store_config(store)? {
         Some(text) => parse_config(&text, &[])?.game,
-        None => GameKind::default(),
+        None => GameId::default(),
     })
 }
 
@@ -145,7 +162,7 @@ impl Learner<Position> {
         store: &Store,
         config: Option<&std::path::Path>,
         sets: &[String],
-    ) -> Result<GameKind, DistError> {
+    ) -> Result<GameId, DistError> {
         if store_config(store)?.is_some() {
             return store_game(store);
         }
@@ -197,14 +214,15 @@ impl<P: RunGame> Learner<P> {
             }
         };
         let mut cfg = parse_config(&text, sets)?;
-        if cfg.game != P::KIND {
+        if cfg.game != P::ID {
             return Err(DistError::Config(format!(
                 "{} holds a run of {}, not of {}",
                 store.name(),
                 cfg.game,
-                P::KIND
+                P::ID
             )));
         }
+        cfg.fit_game::<P>().map_err(DistError::Config)?;
         if let Some(d) = device {
             cfg.device = d;
         }

@@ -32,18 +32,30 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Why an actor or a learner stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum DistError {
+    /// The object store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The run's config is invalid.
     #[error("config: {0}")]
     Config(String),
+    /// An object the protocol needs is missing.
     #[error("{0} is missing from the store")]
     Missing(String),
+    /// An object does not read.
     #[error("{0} is corrupt: {1}")]
     Corrupt(String, String),
+    /// A newer learner has started: this one must stop.
     #[error("fenced out: this learner holds epoch {mine} but a learner with epoch {newer} has started; stop this one")]
-    Fenced { mine: u64, newer: u64 },
+    Fenced {
+        /// This learner's epoch.
+        mine: u64,
+        /// The newer learner's epoch.
+        newer: u64,
+    },
+    /// The network could not be serialised.
     #[error("cannot serialise the network: {0}")]
     Weights(String),
+    /// The device could not be opened.
     #[error("device: {0}")]
     Device(#[from] DeviceError),
 }
@@ -57,7 +69,9 @@ pub struct Audit {
     pub shards: usize,
     /// Shards the learner trained on, skipped as stale, skipped as corrupt.
     pub used: usize,
+    /// Shards skipped as stale.
     pub stale: usize,
+    /// Shards skipped as corrupt.
     pub corrupt: usize,
     /// Shards not taken yet, of models still fresh enough.
     pub waiting: usize,
@@ -196,7 +210,9 @@ pub fn bench_store(store: &Store, n: usize) -> Result<StoreBench, DistError> {
     let t = Instant::now();
     for k in &keys {
         let b = store.get(k)?.ok_or_else(|| DistError::Missing(k.clone()))?;
-        let game = store_game(store)?;
+        let game = store_game(store)?
+            .kind()
+            .map_err(|e| DistError::Config(e.to_string()))?;
         crate::with_game!(game, P => Shard::<P>::from_bytes(&b).map(|_| ()))
             .map_err(|e| DistError::Corrupt(k.clone(), e.to_string()))?;
     }

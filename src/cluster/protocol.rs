@@ -100,6 +100,7 @@ pub fn key_number(key: &str, tag: char) -> Option<u64> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelRecord {
+    /// The model's version: 0 for the first weights, then one more per publication.
     pub version: u64,
     /// The epoch of the learner that published it.
     pub epoch: u64,
@@ -111,24 +112,30 @@ pub struct ModelRecord {
     pub step: u64,
     /// Games and samples taken from shards so far.
     pub games: u64,
+    /// Samples taken from shards so far.
     pub samples: u64,
     /// The shards this version was trained on.
     pub shards: Vec<String>,
     /// Shards used, and skipped as stale or corrupt, so far.
     pub shards_used: u64,
+    /// Shards skipped as stale (made with a model too old) so far.
     pub shards_stale: u64,
+    /// Shards skipped as corrupt so far.
     pub shards_corrupt: u64,
     /// Mean losses of this version's training steps.
     pub loss_policy: f64,
+    /// Mean value loss of this version's training steps.
     pub loss_value: f64,
     /// The learner's wall seconds so far.
     pub wall_s: f64,
 }
 
 impl ModelRecord {
+    /// The record as the TOML text stored under its key.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("record serialises")
     }
+    /// Read a stored record; the error names `key` and is one line.
     pub fn from_toml(text: &str, key: &str) -> Result<ModelRecord, String> {
         let r: ModelRecord = toml::from_str(text)
             .map_err(|e| format!("{key}: {}", e.to_string().trim().replace('\n', " ")))?;
@@ -142,10 +149,15 @@ impl ModelRecord {
 /// The games of one actor under one model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shard<P: GamePosition = Position> {
+    /// The version of the model that played the games.
     pub model_version: u64,
+    /// The actor's name.
     pub actor: String,
+    /// Games finished.
     pub games: u32,
+    /// Plies played.
     pub plies: u64,
+    /// The training samples of the games.
     pub samples: Vec<Sample<P>>,
     /// The games as PDN.
     pub pdn: String,
@@ -180,6 +192,7 @@ fn unseal<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a [u8], BinError>
 }
 
 impl<P: GamePosition> Shard<P> {
+    /// The shard's file bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::header(SHARD_MAGIC, SHARD_VERSION);
         w.u32(ENCODING_VERSION);
@@ -195,6 +208,7 @@ impl<P: GamePosition> Shard<P> {
         seal(w)
     }
 
+    /// Read a shard's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Shard<P>, BinError> {
         let body = unseal(bytes, "game shard")?;
         let mut r = Reader::new(body, "game shard");
@@ -230,23 +244,36 @@ impl<P: GamePosition> Shard<P> {
 /// How a shard was taken by the learner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taken {
+    /// Its samples went into the replay window.
     Used,
+    /// Skipped: made with a model older than the staleness limit allows.
     Stale,
+    /// Skipped: it could not be read.
     Corrupt,
 }
 
 /// The learner's checkpoint (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LearnerState {
+    /// The learner's epoch (a new learner process takes the next one).
     pub epoch: u64,
+    /// The newest published model version.
     pub version: u64,
+    /// Training steps so far.
     pub step: u64,
+    /// Games taken from shards so far.
     pub games: u64,
+    /// Samples taken from shards so far.
     pub samples: u64,
+    /// The learner's wall seconds so far.
     pub wall_s: f64,
+    /// The run's config as TOML.
     pub config: String,
+    /// The network's weights.
     pub weights: Vec<u8>,
+    /// The optimiser's state.
     pub optimizer: Vec<u8>,
+    /// The replay window's bytes.
     pub replay: Vec<u8>,
     /// Shards taken, by key: how, and the model version being trained
     /// when they were taken.
@@ -258,6 +285,7 @@ const STATE_MAGIC: &[u8; 8] = b"DMNLEARN";
 pub const STATE_VERSION: u32 = 1;
 
 impl LearnerState {
+    /// The checkpoint's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::header(STATE_MAGIC, STATE_VERSION);
         for x in [
@@ -287,6 +315,7 @@ impl LearnerState {
         seal(w)
     }
 
+    /// Read a checkpoint's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<LearnerState, BinError> {
         let body = unseal(bytes, "learner checkpoint")?;
         let mut r = Reader::new(body, "learner checkpoint");

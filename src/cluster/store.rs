@@ -25,16 +25,23 @@ use std::time::Duration;
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The store's URL does not read.
     #[error("store URL '{0}': {1}")]
     Url(String, String),
+    /// An operation on the store failed.
     #[error("store {store}: {op} {key}: {source}")]
     Op {
+        /// The store's URL.
         store: String,
+        /// The operation (get, put, list, delete).
         op: &'static str,
+        /// The object's key.
         key: String,
+        /// The store client's error.
         #[source]
         source: Box<object_store::Error>,
     },
+    /// The store does not honour create-only writes.
     #[error("store {0} ignores create-only writes (a second create of the same object succeeded); the protocol needs them: use a store with conditional writes (S3 If-None-Match)")]
     NotCreateOnly(String),
 }

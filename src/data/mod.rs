@@ -116,8 +116,10 @@ pub struct Sample<P: GamePosition = Position> {
 /// Why a replay file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
+    /// The file's bytes do not read.
     #[error(transparent)]
     Bin(#[from] BinError),
+    /// The file uses another input encoding than this build.
     #[error("replay file uses input encoding version {0}; this build uses version {ENCODING_VERSION}")]
     Encoding(u32),
 }
@@ -263,6 +265,7 @@ impl<P: GamePosition> Default for ReplayWindow<P> {
 }
 
 impl<P: GamePosition> ReplayWindow<P> {
+    /// An empty window of `capacity` samples.
     pub fn new(capacity: usize) -> Self {
         ReplayWindow {
             samples: VecDeque::new(),
@@ -270,12 +273,15 @@ impl<P: GamePosition> ReplayWindow<P> {
             total_added: 0,
         }
     }
+    /// Samples held.
     pub fn len(&self) -> usize {
         self.samples.len()
     }
+    /// True with no samples.
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
     }
+    /// The most samples it holds (the oldest leave first).
     pub fn capacity(&self) -> usize {
         self.capacity
     }

@@ -15,7 +15,7 @@
 //! `u64` board and its own move type; see ARCHITECTURE.md.
 
 use super::record::Outcome;
-pub use super::registry::{GameKind, UnknownGame, GAME_NAMES};
+pub use super::registry::{GameId, GameKind, UnknownGame, GAME_NAMES};
 use super::types::Color;
 use std::fmt;
 use std::hash::Hash;
@@ -34,7 +34,7 @@ impl GameKind {
 /// a one-line error naming the game the byte belongs to.
 pub fn variant_from_code<P: GamePosition>(code: u8) -> Result<P::Variant, String> {
     P::variant_of_code(code).ok_or_else(|| match GameKind::of_variant_code(code) {
-        Some(other) => format!("it holds {other} positions, and this is a {} run", P::KIND),
+        Some(other) => format!("it holds {other} positions, and this is a {} run", P::ID),
         None => format!("unknown variant code {code}"),
     })
 }
@@ -43,9 +43,10 @@ pub fn variant_from_code<P: GamePosition>(code: u8) -> Result<P::Variant, String
 /// (`standard`, as before there were other games), another game's
 /// prefixed with the game (`italian:standard`).
 pub fn stored_variant_name<P: GamePosition>(variant: P::Variant) -> String {
-    match P::KIND {
-        GameKind::Damone => P::variant_name(variant).to_string(),
-        kind => format!("{kind}:{}", P::variant_name(variant)),
+    if P::ID == GameKind::Damone {
+        P::variant_name(variant).to_string()
+    } else {
+        format!("{}:{}", P::ID, P::variant_name(variant))
     }
 }
 
@@ -53,11 +54,11 @@ pub fn stored_variant_name<P: GamePosition>(variant: P::Variant) -> String {
 /// game it belongs to when that is not `P`'s.
 pub fn parse_stored_variant<P: GamePosition>(text: &str) -> Result<P::Variant, String> {
     let (kind, name) = match text.split_once(':') {
-        Some((game, name)) => (game.parse::<GameKind>().map_err(|e| e.to_string())?, name),
-        None => (GameKind::Damone, text),
+        Some((game, name)) => (GameId::named(game)?, name),
+        None => (GameKind::Damone.id(), text),
     };
-    if kind != P::KIND {
-        return Err(format!("it holds {kind} games, and this is a {} run", P::KIND));
+    if kind != P::ID {
+        return Err(format!("it holds {kind} games, and this is a {} run", P::ID));
     }
     P::variant_named(name)
 }
@@ -75,15 +76,18 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// Why a setup string was refused (one line, naming the bad field).
     type SetupError: std::error::Error + Send + Sync + 'static;
 
-    /// Which game this is.
-    const KIND: GameKind;
+    /// Which game this is: its name in configs and files, and its title
+    /// (a game of the list: `GameKind::Italian.id()`; another crate's
+    /// game: `GameId::new("checkers", "English checkers")`).
+    const ID: GameId;
     /// The number of occurrences of one position (same side to move) that
     /// draws the game.
     const REPETITION_DRAW: usize;
 
     /// The byte that files (samples, games in flight, shards) write for a
     /// variant of this game. Codes are unique across games (Damone 0-2,
-    /// Italian 3), so every stored position names its game.
+    /// Italian 3, Dameo 4; another crate's game takes one of 128-255), so
+    /// every stored position names its game.
     fn variant_code(variant: Self::Variant) -> u8;
     /// The variant a file's byte names, if it is one of this game's.
     fn variant_of_code(code: u8) -> Option<Self::Variant>;
@@ -96,7 +100,7 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// name unless it has variants to tell apart).
     fn pdn_variant(variant: Self::Variant) -> String {
         let _ = variant;
-        Self::KIND.name().to_string()
+        Self::ID.name().to_string()
     }
     /// The start position of a variant.
     fn start(variant: Self::Variant) -> Self;

@@ -1,5 +1,6 @@
 //! The games behind one interface ([`GamePosition`], chosen by
-//! [`GameKind`]): each game is a folder ([`damone`], [`italian`],
+//! [`GameKind`], identified in files by [`GameId`]): each game is a
+//! folder (Damone's, whose items are here, [`italian`],
 //! [`dameo`]) with its rules, notation and setup strings; the modules at
 //! this level are what the games share: the interface, game records and
 //! draw rules ([`record`]), setup-string fields, notation helpers and PDN,
@@ -57,7 +58,7 @@ pub use interface::GamePosition;
 pub use notation::{to_pdn, ParseMoveError, PdnHeaders};
 pub use perft::{divide, perft};
 pub use record::{DrawRules, EndReason, Game, IllegalMove, Outcome};
-pub use registry::{GameKind, UnknownGame, GAME_COUNT, GAME_NAMES};
+pub use registry::{GameId, GameKind, UnknownGame, GAME_COUNT, GAME_NAMES};
 pub use setup::SetupFieldsError;
 pub use tables::TableGame;
 pub use types::{Bitboard, Color, Dir, Square};

@@ -9,10 +9,13 @@ use super::types::Color;
 /// Why a move string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseMoveError {
+    /// The text is not a move in the game's notation; the message says why.
     #[error("cannot read move '{0}': {1}")]
     Syntax(String, String),
+    /// No legal move has this text; the legal moves are listed.
     #[error("illegal move '{0}'; legal moves: {legal}", legal = .1.join(" "))]
     Illegal(String, Vec<String>),
+    /// More than one legal move has this text; the candidates are listed.
     #[error("ambiguous move '{0}'; write the full path, one of: {opts}", opts = .1.join(" "))]
     Ambiguous(String, Vec<String>),
 }
@@ -20,7 +23,7 @@ pub enum ParseMoveError {
 /// A move text's squares, as written, and whether it is a capture: squares
 /// joined by `-` (a step, two squares) or by `x` or `:` (a capture), in
 /// either game's notation.
-pub(crate) fn move_tokens(t: &str) -> Result<(bool, Vec<&str>), ParseMoveError> {
+pub fn move_tokens(t: &str) -> Result<(bool, Vec<&str>), ParseMoveError> {
     let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
     let is_capture = t.contains('x') || t.contains(':');
     if is_capture && t.contains('-') {
@@ -39,11 +42,17 @@ pub(crate) fn move_tokens(t: &str) -> Result<(bool, Vec<&str>), ParseMoveError> 
 /// Headers for a PDN game record.
 #[derive(Clone, Debug, Default)]
 pub struct PdnHeaders {
+    /// The `Event` tag.
     pub event: String,
+    /// The `Site` tag.
     pub site: String,
+    /// The `Date` tag (`YYYY.MM.DD`).
     pub date: String,
+    /// The `Round` tag.
     pub round: String,
+    /// The `White` tag: White's player.
     pub white: String,
+    /// The `Black` tag: Black's player.
     pub black: String,
     /// Extra `[Key "Value"]` pairs written after the standard seven.
     pub extra: Vec<(String, String)>,

@@ -78,6 +78,7 @@ impl EndReason {
 pub struct Outcome {
     /// The winner, or `None` for a draw.
     pub winner: Option<Color>,
+    /// Why the game ended.
     pub reason: EndReason,
 }
 
@@ -116,7 +117,9 @@ impl fmt::Display for Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("illegal move {mv} in position {fen}")]
 pub struct IllegalMove {
+    /// The move's text.
     pub mv: String,
+    /// The position's setup string.
     pub fen: String,
 }
 

@@ -6,6 +6,11 @@
 //! becomes its type, and through them every front end (the CLI, the
 //! engine protocol, the web page, the Python package's classes).
 //!
+//! A game's identity in files and configs is a [`GameId`]: the list's
+//! games have theirs (`GameKind::Italian.id()`), and a game another crate
+//! implements names its own; [`GameId::kind`] is the list's game of an id,
+//! where a front end dispatches on it.
+//!
 //! Damone's module is private to the crate (its items are re-exported at
 //! [`crate::game`], so that `use damone::game::*` brings no module named
 //! like the crate into scope); the other games' are public.
@@ -107,14 +112,14 @@ macro_rules! define_game_kind {
             pub const ALL: [GameKind; GAME_COUNT] = [$(GameKind::$variant),*];
 
             /// The name used in configs, files and on the command line.
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self {
                     $(GameKind::$variant => $name,)*
                 }
             }
 
             /// The game's name as people write it (`Italian draughts`).
-            pub fn title(self) -> &'static str {
+            pub const fn title(self) -> &'static str {
                 match self {
                     $(GameKind::$variant => $title,)*
                 }
@@ -134,6 +139,148 @@ macro_rules! define_game_kind {
 }
 
 crate::game_list!(define_game_kind {});
+
+impl GameKind {
+    /// The game's identity in files and configs ([`GameId`]).
+    pub const fn id(self) -> GameId {
+        GameId::new(self.name(), self.title())
+    }
+}
+
+/// A game as files and configs name it: any game, one of the list's or a
+/// game another crate implements on damone's library (its
+/// [`GamePosition::ID`](super::GamePosition::ID)). Two ids are one game
+/// when their names are equal.
+///
+/// ```
+/// use damone::game::{GameId, GameKind};
+/// const CHECKERS: GameId = GameId::new("checkers", "English checkers");
+/// assert_eq!(GameId::named("checkers").unwrap(), CHECKERS);
+/// assert_eq!(GameId::named("italian").unwrap(), GameKind::Italian);
+/// assert!(CHECKERS.kind().is_err(), "not one of the games compiled in");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct GameId {
+    name: &'static str,
+    title: &'static str,
+}
+
+impl GameId {
+    /// A game's identity: `name` as configs and files write it (lower
+    /// case letters, digits, `-` and `_`), `title` as people write it.
+    pub const fn new(name: &'static str, title: &'static str) -> GameId {
+        GameId { name, title }
+    }
+
+    /// The id a config or file names: a game of the list's, or any other
+    /// well-formed name (its title is then the name). The error says what
+    /// is wrong with the name.
+    pub fn named(name: &str) -> Result<GameId, String> {
+        let name = name.trim();
+        if let Some(kind) = GameKind::ALL.into_iter().find(|k| k.name() == name) {
+            return Ok(kind.id());
+        }
+        let well_formed = (1..=32).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if !well_formed {
+            return Err(format!(
+                "invalid game name '{}' (1-32 lower-case letters, digits, '-' or '_')",
+                crate::util::clip(name, 40)
+            ));
+        }
+        let name = intern(name);
+        Ok(GameId::new(name, name))
+    }
+
+    /// The name used in configs, files and on the command line.
+    pub const fn name(self) -> &'static str {
+        self.name
+    }
+
+    /// The game's name as people write it.
+    pub const fn title(self) -> &'static str {
+        self.title
+    }
+
+    /// The game of the list with this name: the games this program can
+    /// start from a name (`--game`, a file's game field).
+    pub fn kind(self) -> Result<GameKind, UnknownGame> {
+        GameKind::ALL
+            .into_iter()
+            .find(|k| k.name() == self.name)
+            .ok_or_else(|| UnknownGame(self.name.to_string()))
+    }
+}
+
+/// A game name read from a file, kept for the life of the process: each
+/// distinct name is stored once.
+fn intern(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = names.iter().find(|&&n| n == name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(leaked);
+    leaked
+}
+
+impl PartialEq for GameId {
+    fn eq(&self, other: &GameId) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for GameId {}
+impl std::hash::Hash for GameId {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name.hash(h)
+    }
+}
+impl PartialEq<GameKind> for GameId {
+    fn eq(&self, other: &GameKind) -> bool {
+        self.name == other.name()
+    }
+}
+impl PartialEq<GameId> for GameKind {
+    fn eq(&self, other: &GameId) -> bool {
+        self.name() == other.name
+    }
+}
+impl From<GameKind> for GameId {
+    fn from(kind: GameKind) -> GameId {
+        kind.id()
+    }
+}
+impl Default for GameId {
+    /// The first game of the list.
+    fn default() -> GameId {
+        GameKind::default().id()
+    }
+}
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+impl std::str::FromStr for GameId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GameId, String> {
+        GameId::named(s)
+    }
+}
+impl serde::Serialize for GameId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
+    }
+}
+impl<'de> serde::Deserialize<'de> for GameId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameId, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        GameId::named(&name).map_err(serde::de::Error::custom)
+    }
+}
 
 impl Default for GameKind {
     /// The first game of the list.
@@ -165,11 +312,33 @@ mod tests {
             assert_eq!(name.parse::<GameKind>(), Ok(kind));
             assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
             assert_eq!(
-                crate::with_game!(kind, P => <P as super::super::GamePosition>::KIND),
+                crate::with_game!(kind, P => <P as super::super::GamePosition>::ID),
                 kind
             );
         }
         let err = "chess".parse::<GameKind>().unwrap_err().to_string();
         assert!(GAME_NAMES.iter().all(|n| err.contains(n)), "{err}");
+    }
+
+    #[test]
+    fn a_game_id_is_any_well_formed_name_and_reads_back() {
+        let chess = GameId::named("chess").unwrap();
+        assert_eq!(chess.name(), "chess");
+        assert_eq!(chess, GameId::named(" chess ").unwrap());
+        assert!(
+            std::ptr::eq(chess.name(), GameId::named("chess").unwrap().name()),
+            "one copy per name"
+        );
+        let err = chess.kind().unwrap_err().to_string();
+        assert!(err.contains("unknown game 'chess'"), "{err}");
+        assert_eq!(serde_json::from_str::<GameId>("\"chess\"").unwrap(), chess);
+        assert_eq!(serde_json::to_string(&chess).unwrap(), "\"chess\"");
+        for bad in ["", "Chess", "a b", "x/y", &"x".repeat(33)] {
+            let err = GameId::named(bad).unwrap_err();
+            assert!(err.starts_with("invalid game name"), "{bad}: {err}");
+        }
+        let italian = GameId::named("italian").unwrap();
+        assert_eq!(italian.title(), "Italian draughts");
+        assert_eq!(italian.kind(), Ok(GameKind::Italian));
     }
 }

@@ -9,18 +9,25 @@ use super::types::Color;
 /// Why the fields of a setup string were refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupFieldsError {
+    /// Nothing but spaces.
     #[error("empty setup string")]
     Empty,
+    /// The first field is not `W` or `B`.
     #[error("bad side to move '{0}' (expected W or B)")]
     BadSideToMove(String),
+    /// A side's piece field is missing.
     #[error("missing piece field for {0} (expected a field starting with '{1}')")]
     MissingSide(&'static str, char),
+    /// A side's piece field appears twice.
     #[error("piece field for {0} given twice")]
     DuplicateSide(&'static str),
+    /// A field is none of `W...`, `B...` or `H<plies>`.
     #[error("bad field '{0}' (expected W..., B... or H<plies>)")]
     BadField(String),
+    /// The `H` field's plies do not read.
     #[error("bad counter field '{0}' (expected H followed by a number of plies)")]
     BadCounter(String),
+    /// The `H` field is not the last.
     #[error("the counter field '{0}' must come last")]
     CounterNotLast(String),
 }
@@ -28,6 +35,7 @@ pub enum SetupFieldsError {
 /// A setup string's fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SetupFields<'a> {
+    /// The side to move.
     pub side: Color,
     /// Each side's piece list, by [`Color::index`], without its letter.
     pub pieces: [&'a str; 2],

@@ -17,7 +17,9 @@ pub const ALL: Bitboard = u32::MAX;
 /// Colour of a side. White starts at the h1 corner and moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Color {
+    /// The side that moves up the board (ranks 1 to 8).
     White = 0,
+    /// The side that moves down the board.
     Black = 1,
 }
 
@@ -55,7 +57,9 @@ impl Color {
 /// or a king of a colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DraughtsPiece {
+    /// The piece's colour.
     pub color: Color,
+    /// True for a king.
     pub king: bool,
 }
 
@@ -172,6 +176,7 @@ pub enum Dir {
 }
 
 impl Dir {
+    /// The four directions.
     pub const ALL: [Dir; 4] = [Dir::NE, Dir::NW, Dir::SE, Dir::SW];
     /// (file step, rank step).
     pub const fn delta(self) -> (i32, i32) {

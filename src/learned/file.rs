@@ -12,7 +12,7 @@
 
 use super::features::FEATURES;
 use super::model::{FloatEval, Shape};
-use crate::game::GameKind;
+use crate::game::GameId;
 use crate::util::bin::{BinError, Reader, Writer};
 
 const MAGIC: &[u8; 8] = b"DMNLEVAL";
@@ -26,7 +26,9 @@ const WHAT: &str = "learned evaluation file";
 /// was trained from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalFile {
-    pub game: GameKind,
+    /// The game it evaluates.
+    pub game: GameId,
+    /// Its weights.
     pub float: FloatEval,
     /// Where it was trained from (one line, for `damone info`).
     pub note: String,
@@ -62,9 +64,7 @@ impl EvalFile {
             );
         }
         let game_name = r.str16()?;
-        let game: GameKind = game_name
-            .parse()
-            .map_err(|e: crate::game::interface::UnknownGame| r.invalid(e.to_string()))?;
+        let game = GameId::named(game_name).map_err(|e| r.invalid(e))?;
         let shape = Shape {
             hidden: r.u32()? as usize,
             hidden2: r.u32()? as usize,
@@ -112,7 +112,7 @@ impl EvalFile {
     }
 
     /// A one-line error when the evaluation is another game's than `game`.
-    pub fn check_game(&self, game: GameKind) -> Result<(), String> {
+    pub fn check_game(&self, game: GameId) -> Result<(), String> {
         if self.game != game {
             return Err(format!(
                 "the learned evaluation is for {}, and this is a {game} game",

@@ -12,7 +12,7 @@
 //! the integer model ([`model::QuantEval`]) with an [`AccumulatorStack`]:
 //! one accumulator per ply, each made from its parent's.
 //!
-//! A learned evaluation is stored as `learned_eval.bin` ([`file`]) in a
+//! A learned evaluation is stored as `learned_eval.bin` ([`mod@file`]) in a
 //! checkpoint folder and in player files; `damone learn-eval` makes one for
 //! any run folder.
 
@@ -69,7 +69,9 @@ impl AccumulatorStack {
 /// training on and saving) and the integer model made from them.
 #[derive(Clone, Debug)]
 pub struct LearnedEval {
+    /// The float weights (training, files).
     pub float: FloatEval,
+    /// The integer weights the search runs.
     pub quant: QuantEval,
 }
 

@@ -84,14 +84,19 @@ impl Shape {
 /// [`QuantEval`] for the search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatEval {
+    /// Its layer sizes.
     pub shape: Shape,
     /// `[FEATURES][hidden]`, row per feature.
     pub w1: Vec<f32>,
+    /// `[hidden]`: the first layer's biases.
     pub b1: Vec<f32>,
     /// `[hidden2][2 x hidden]`, row per output unit.
     pub w2: Vec<f32>,
+    /// `[hidden2]`: the second layer's biases.
     pub b2: Vec<f32>,
+    /// `[hidden2]`: the output's weights.
     pub w3: Vec<f32>,
+    /// The output's bias.
     pub b3: f32,
 }
 
@@ -100,6 +105,7 @@ pub struct FloatEval {
 pub struct Activations {
     /// Pre-activation of the side to move's units, then the opponent's.
     pub z1: Vec<f32>,
+    /// The second layer's pre-activations.
     pub z2: Vec<f32>,
     /// The output logit.
     pub y: f32,
@@ -177,6 +183,7 @@ impl FloatEval {
 /// The integer network the search evaluates with.
 #[derive(Clone, Debug)]
 pub struct QuantEval {
+    /// Its layer sizes.
     pub shape: Shape,
     /// `[FEATURES][hidden]` at [`QA`].
     w1: Vec<i16>,
@@ -193,6 +200,7 @@ pub struct QuantEval {
 /// view then Black's, and the pieces they were summed over.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Accumulator {
+    /// The pieces the sums were computed for.
     pub planes: Planes,
     /// `[2][hidden]`: White's view, then Black's.
     pub sums: Vec<i16>,

@@ -17,7 +17,9 @@ use rayon::prelude::*;
 /// One training position: its pieces, the side to move and the label.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Example {
+    /// The position's pieces.
     pub planes: Planes,
+    /// The side to move.
     pub stm: Color,
     /// The side to move's expected score in [0, 1].
     pub target: f32,
@@ -250,7 +252,9 @@ impl LearnEvalConfig {
 /// What a training did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TrainReport {
+    /// Positions trained on.
     pub train_positions: usize,
+    /// Positions held out for the loss.
     pub held_out_positions: usize,
     /// Held-out loss before the first step and after each epoch.
     pub held_out_loss: Vec<f32>,

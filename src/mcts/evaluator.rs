@@ -10,7 +10,9 @@ use std::collections::HashMap;
 /// One position to evaluate: the game (for repetition and counters) and its
 /// legal moves, in the order the priors must follow.
 pub struct EvalRequest<'a, P: GamePosition = Position> {
+    /// The game at the position (its history gives the repetition planes).
     pub game: &'a Game<P>,
+    /// The position's legal moves, in the order the priors must follow.
     pub moves: &'a [P::Move],
 }
 
@@ -31,6 +33,7 @@ pub struct Evaluation {
 /// Evaluates batches of positions. Implementations must return one
 /// [`Evaluation`] per request, in order.
 pub trait Evaluator<P: GamePosition = Position> {
+    /// One evaluation per request of `batch`, in order.
     fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation>;
 }
 
@@ -64,6 +67,7 @@ pub struct RolloutEvaluator {
 }
 
 impl RolloutEvaluator {
+    /// Rollouts drawn from `rng`.
     pub fn new(rng: Rng) -> Self {
         RolloutEvaluator { rng, rollouts: 1 }
     }

@@ -44,6 +44,7 @@ pub trait ExactValues<P: GamePosition>: Send + Sync {
 /// its no-progress counter 0.
 #[derive(Clone, Debug)]
 pub struct ExactPosition<P: GamePosition> {
+    /// The position.
     pub pos: P,
     /// Its exact value for the side to move.
     pub value: Wdl,

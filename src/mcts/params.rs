@@ -108,7 +108,7 @@ pub struct SearchParams {
     pub avoid_repetition: bool,
     /// The root's tactical check, in Pedine (0 = off): each root move is
     /// played with every reply of the opponent and the compulsory captures
-    /// that follow ([`Position::material`](crate::game::Position::material)
+    /// that follow ([`GamePosition::material`](crate::game::GamePosition::material)
     /// counted after the opponent's best reply), and moves that end worse
     /// for the mover than the best move by more than this margin are left
     /// out (unless every move is), as the repetition filter does. A move

@@ -11,8 +11,11 @@ use rand::Rng as _;
 /// policy target, the root value and the move to play.
 #[derive(Clone, Debug)]
 pub struct SearchResult<M = Move> {
+    /// The root's legal moves.
     pub moves: Vec<M>,
+    /// Visits of each move.
     pub visits: Vec<u32>,
+    /// The network's prior of each move.
     pub priors: Vec<f32>,
     /// Mean value of each move for the side to move (None if unvisited).
     pub q: Vec<Option<f32>>,

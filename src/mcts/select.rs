@@ -15,7 +15,9 @@ use crate::game::{Game, GamePosition, Position};
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
 /// nodes from the root to it.
 pub struct Leaf<P: GamePosition = Position> {
+    /// The game at the leaf.
     pub game: Game<P>,
+    /// The leaf's legal moves.
     pub moves: Vec<P::Move>,
     path: Vec<u32>,
     /// The moves the tactical check keeps, when it ran before

@@ -20,8 +20,11 @@ where
 /// (the side to move, unless a field says otherwise).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Wdl {
+    /// Probability of a win for the side to move.
     pub win: f32,
+    /// Probability of a draw.
     pub draw: f32,
+    /// Probability of a loss for the side to move.
     pub loss: f32,
 }
 
@@ -39,6 +42,7 @@ impl Wdl {
     /// A certain loss.
     pub const LOSS: Wdl = Wdl::new(0.0, 0.0, 1.0);
 
+    /// Win, draw and loss probabilities (they should sum to 1).
     pub const fn new(win: f32, draw: f32, loss: f32) -> Wdl {
         Wdl { win, draw, loss }
     }

@@ -54,8 +54,10 @@ impl FromStr for DeviceChoice {
 /// Why a device could not be had.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum DeviceError {
+    /// This build has no GPU support (the `gpu` feature).
     #[error("this build has no GPU support: rebuild with `cargo build --release --features gpu`, or use --device cpu")]
     NoGpuFeature,
+    /// No GPU adapter could be opened; the message says why.
     #[error("no GPU adapter could be opened ({0}); install the GPU's Vulkan driver (or Mesa's mesa-vulkan-drivers for a software one), or use --device cpu")]
     NoAdapter(String),
 }

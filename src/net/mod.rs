@@ -27,10 +27,13 @@ use std::time::{Duration, Instant};
 /// Why weights could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum WeightsError {
+    /// The weights file could not be read.
     #[error("cannot read {0}: {1}")]
     Io(String, std::io::Error),
+    /// The file is not a weights file.
     #[error("{0} is not a valid weights file: {1}")]
     Format(String, String),
+    /// The weights do not fit the model configuration.
     #[error("{0} does not match the model configuration ({1}): {2}")]
     Mismatch(String, String, String),
 }

@@ -25,7 +25,9 @@ pub const TILES: usize = 16;
 /// `[c_in, c_out]`, row-major, one after the other, and the bias.
 #[derive(Clone, Debug)]
 pub struct WinogradConv {
+    /// Input channels.
     pub c_in: usize,
+    /// Output channels.
     pub c_out: usize,
     u: Vec<f32>,
     bias: Vec<f32>,

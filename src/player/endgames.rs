@@ -28,8 +28,11 @@ pub fn won_positions<P: TableGame>(tb: &Tablebase<P>, max_pieces: u32, count: us
 /// What playing won positions out gave the player on the winning side.
 #[derive(Clone, Debug, Default)]
 pub struct Conversions {
+    /// Positions it won.
     pub wins: u32,
+    /// Positions it drew.
     pub draws: u32,
+    /// Positions it lost.
     pub losses: u32,
     /// The positions it did not win, as setup strings.
     pub missed: Vec<String>,

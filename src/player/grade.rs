@@ -30,6 +30,7 @@ const BATCH: usize = 256;
 pub struct GradeRow {
     /// The balance's name (see [`Material::name`]), or `all`.
     pub balance: String,
+    /// Positions graded.
     pub positions: u64,
     /// Positions whose network WDL argmax is the exact result.
     pub net_agree: u64,
@@ -102,12 +103,12 @@ pub fn replay_positions<P: TableGame>(
     limit: usize,
 ) -> Result<Vec<P>, String> {
     let ck = Checkpoint::for_player(path, true).map_err(|e| e.to_string())?;
-    if ck.config.game != P::KIND {
+    if ck.config.game != P::ID {
         return Err(format!(
             "{} is a run of {}, and the tables are {}'s",
             path.display(),
             ck.config.game,
-            P::KIND
+            P::ID
         ));
     }
     if !ck.config.tablebase.is_empty() {

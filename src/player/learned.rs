@@ -4,7 +4,7 @@
 
 use super::{decode_player_with, MAGIC};
 use crate::arena::{AlphaBeta, Limits};
-use crate::game::GameKind;
+use crate::game::GameId;
 use crate::learned::{expected_score_of, EvalFile, LearnedEval};
 use crate::mcts::{EvalRequest, Evaluation, Evaluator, Wdl};
 use crate::run::RunGame;
@@ -54,7 +54,7 @@ impl<E: Evaluator<P>, P: RunGame> Evaluator<P> for LeafMix<E, P> {
 /// own, a run folder's newest:
 /// [`checkpoint_eval_file`](crate::run::learned_eval::checkpoint_eval_file)).
 /// With `game`, one of another game is refused by name.
-pub fn learned_eval_at(path: &Path, game: Option<GameKind>) -> Result<EvalFile, String> {
+pub fn learned_eval_at(path: &Path, game: Option<GameId>) -> Result<EvalFile, String> {
     let file = if path.is_dir() {
         crate::run::learned_eval::checkpoint_eval_file(path)?
     } else {

@@ -45,7 +45,7 @@ use crate::arena::spec::{alphabeta_factory, ALPHABETA_OPTIONS};
 use crate::arena::{
     builtin_factory, HandWritten, MctsPlayer, PlayerFactory, PlayerKind, PlayerSpec, SpecError,
 };
-use crate::game::{DrawRules, GameKind};
+use crate::game::{DrawRules, GameId};
 use crate::learned::{EvalFile, LearnedEval};
 use crate::mcts::{Evaluator, ExactValues, OpenExactValues, SearchParams};
 use crate::net::{
@@ -80,6 +80,7 @@ pub struct Provenance {
     pub games: u64,
     /// Elo rating if one was measured (anchor given in `rating_anchor`).
     pub rating: Option<f64>,
+    /// The opponent the rating is measured against.
     pub rating_anchor: Option<String>,
     /// FNV-1a hash of the training config text.
     pub config_hash: String,
@@ -89,35 +90,45 @@ pub struct Provenance {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerHeader {
+    /// The player file's format version.
     pub format_version: u32,
     /// The network's input encoding version (`net::ENCODING_VERSION`).
     pub encoding_version: u32,
     /// The game the network plays (files written before there were other
     /// games lack the key: Damone).
     #[serde(default)]
-    pub game: GameKind,
+    pub game: GameId,
     /// The variant's name in the game (`standard`).
     pub variant: String,
+    /// The draw limits the network was trained under.
     pub rules: DrawRules,
+    /// The network's shape and heads.
     pub model: ModelConfig,
     /// Default search settings for play (the budget included).
     pub search: SearchParams,
+    /// Where the weights came from.
     pub provenance: Provenance,
 }
 
 /// Why a player file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerFileError {
+    /// The file could not be read.
     #[error("cannot read {0}: {1}")]
     Io(String, std::io::Error),
+    /// The file's bytes do not read.
     #[error("{0}: {1}")]
     Format(String, BinError),
+    /// The file's checksum does not match.
     #[error("{0} is corrupt (checksum mismatch)")]
     Checksum(String),
+    /// The header does not parse.
     #[error("{0}: bad header: {1}")]
     Header(String, String),
+    /// The file uses another input encoding than this build.
     #[error("{0} uses input encoding version {1}; this build uses version {ENCODING_VERSION}")]
     Encoding(String, u32),
+    /// The weights do not load.
     #[error("{0}: {1}")]
     Weights(String, String),
 }
@@ -125,17 +136,24 @@ pub enum PlayerFileError {
 /// Why a path could not be loaded as a network player.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The player file does not read.
     #[error(transparent)]
     PlayerFile(#[from] PlayerFileError),
+    /// The checkpoint does not read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// The player spec is invalid.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The network plays another game than the one asked for.
     #[error("{what} plays {found}, and this is a game of {expected}")]
     WrongGame {
+        /// The player's path or spec.
         what: String,
-        found: GameKind,
-        expected: GameKind,
+        /// The game it plays.
+        found: GameId,
+        /// The game asked for.
+        expected: GameId,
     },
 }
 
@@ -239,7 +257,9 @@ pub fn decode_player_with(
 /// checkpoint folder.
 #[derive(Clone)]
 pub struct LoadedNet {
+    /// What the file says of the network.
     pub header: PlayerHeader,
+    /// The network.
     pub net: Net,
     /// Where its players run the network (the CPU unless [`LoadedNet::on`]
     /// said otherwise).
@@ -429,7 +449,7 @@ pub fn parse_spec_or_path(text: &str) -> Result<PlayerSpec, SpecError> {
 
 /// The game a network player spec plays (its player file's or
 /// checkpoint's), None for a built-in kind; builds no network.
-pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
+pub fn game_of_spec(text: &str) -> Result<Option<GameId>, LoadError> {
     // Text that is no player at all is reported where the player is made.
     let spec = match parse_spec_or_path(text) {
         Ok(spec) if spec.kind == PlayerKind::Net => spec,
@@ -455,8 +475,8 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameKind>, LoadError> {
 /// game is refused against by name, else Damone.
 pub fn game_of_players<'a>(
     specs: impl IntoIterator<Item = &'a str>,
-    explicit: Option<GameKind>,
-) -> Result<GameKind, LoadError> {
+    explicit: Option<GameId>,
+) -> Result<GameId, LoadError> {
     let mut found = explicit;
     for text in specs {
         let Some(game) = game_of_spec(text)? else {
@@ -481,7 +501,7 @@ pub fn game_of_players<'a>(
 /// live view's ([`RunDir::live_game`](crate::run::RunDir::live_game));
 /// else `explicit`, else Damone. A run of another game than `explicit` is
 /// refused by name.
-pub fn game_of_run(run: &Path, explicit: Option<GameKind>) -> Result<GameKind, LoadError> {
+pub fn game_of_run(run: &Path, explicit: Option<GameId>) -> Result<GameId, LoadError> {
     let dir = crate::run::RunDir::new(run);
     if !dir.checkpoints().is_empty() {
         return game_of_players([run.display().to_string().as_str()], explicit);
@@ -527,11 +547,11 @@ pub fn open_on<P: RunGame>(
     let leaf_weight = leaf_weight(&spec)?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
-    if loaded.header.game != P::KIND {
+    if loaded.header.game != P::ID {
         return Err(LoadError::WrongGame {
             what: path.to_string(),
             found: loaded.header.game,
-            expected: P::KIND,
+            expected: P::ID,
         });
     }
     let leaf = match leaf_weight {
@@ -588,7 +608,7 @@ fn leaf_eval<P: RunGame>(spec: &PlayerSpec, loaded: &LoadedNet) -> Result<Arc<Le
     let path = spec.path.as_deref().expect("net spec has a path");
     let file = match &loaded.learned {
         Some(file) => file.clone(),
-        None => learned_eval_at(Path::new(path), Some(P::KIND)).map_err(|e| {
+        None => learned_eval_at(Path::new(path), Some(P::ID)).map_err(|e| {
             SpecError::BadValue("leaf".into(), spec.options["leaf"].clone(), spec.text.clone(), e)
         })?,
     };
@@ -603,7 +623,7 @@ fn alphabeta_player<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, L
     let Some(path) = spec.options.get("eval") else {
         return Ok(alphabeta_factory(spec, Arc::new(HandWritten), exact)?);
     };
-    let eval = learned_eval_at(Path::new(path), Some(P::KIND))
+    let eval = learned_eval_at(Path::new(path), Some(P::ID))
         .map(|f| LearnedEval::new(f.float))
         .map_err(|e| SpecError::BadValue("eval".into(), path.clone(), spec.text.clone(), e))?;
     Ok(alphabeta_factory(spec, Arc::new(eval), exact)?)
@@ -624,7 +644,7 @@ fn spec_tables<P: RunGame>(spec: &PlayerSpec) -> Result<Option<Arc<dyn ExactValu
 mod tests {
     use super::*;
     use crate::arena::Player as _;
-    use crate::game::{Game, Variant};
+    use crate::game::{Game, GameKind, Variant};
     use crate::mcts::Budget;
 
     #[test]
@@ -632,15 +652,20 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("damone-live-game-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assert_eq!(game_of_run(&dir, None).unwrap(), GameKind::Damone);
-        assert_eq!(game_of_run(&dir, Some(GameKind::Dameo)).unwrap(), GameKind::Dameo);
+        assert_eq!(
+            game_of_run(&dir, Some(GameKind::Dameo.id())).unwrap(),
+            GameKind::Dameo
+        );
         let live = r#"{"fen":"W:W21-32:B1-12","game":"italian","iteration":1,"ply":0,"variant":"standard"}"#;
         std::fs::write(dir.join("live.json"), live).unwrap();
         assert_eq!(game_of_run(&dir, None).unwrap(), GameKind::Italian);
         assert_eq!(
-            game_of_run(&dir, Some(GameKind::Italian)).unwrap(),
+            game_of_run(&dir, Some(GameKind::Italian.id())).unwrap(),
             GameKind::Italian
         );
-        let err = game_of_run(&dir, Some(GameKind::Damone)).unwrap_err().to_string();
+        let err = game_of_run(&dir, Some(GameKind::Damone.id()))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("italian"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -657,7 +682,7 @@ mod tests {
         let header = PlayerHeader {
             format_version: PLAYER_FORMAT_VERSION,
             encoding_version: ENCODING_VERSION,
-            game: GameKind::Damone,
+            game: GameKind::Damone.id(),
             variant: "standard".into(),
             rules: DrawRules::default(),
             model,
@@ -689,7 +714,7 @@ mod tests {
             &mut rng_stream(1, "t", 0),
         );
         let eval = EvalFile {
-            game: GameKind::Damone,
+            game: GameKind::Damone.id(),
             float,
             note: "n".into(),
         };
@@ -697,7 +722,7 @@ mod tests {
         let (_, _, learned) = decode_player_with(&bytes, "x").unwrap();
         assert_eq!(learned, Some(eval.clone()));
         let italian = EvalFile {
-            game: GameKind::Italian,
+            game: GameKind::Italian.id(),
             ..eval
         };
         let e = decode_player_with(&encode_player_with(&h, &net, Some(&italian)).unwrap(), "x").unwrap_err();
@@ -749,7 +774,7 @@ mod tests {
     #[test]
     fn headers_without_a_game_are_damones() {
         let (mut h, _) = sample();
-        h.game = GameKind::Italian;
+        h.game = GameKind::Italian.id();
         let text = toml::to_string(&h).unwrap();
         assert!(text.contains("game = \"italian\""), "{text}");
         assert_eq!(

@@ -117,7 +117,9 @@ pub fn default_equal_time_threads() -> Vec<usize> {
 pub struct RatingRow {
     /// The checkpoint's iteration, training minutes and self-play games.
     pub iteration: u32,
+    /// Minutes of training up to the checkpoint.
     pub train_minutes: f64,
+    /// Self-play games up to the checkpoint.
     pub train_games: u64,
     /// `sims`, `equal-time`, `policy`, `learned` (alpha-beta with the
     /// learned evaluation against the hand-written one, equal time) or
@@ -133,13 +135,18 @@ pub struct RatingRow {
     /// The threads of each side's search (0 in rows written before the
     /// column existed, which were one thread).
     pub threads: u32,
+    /// Games played.
     pub games: u32,
+    /// Games the network won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games the network lost.
     pub losses: u32,
     /// The network's score (in `learned` rows the learned evaluation's)
     /// and the half-width of its 95% interval.
     pub score: f64,
+    /// The half-width of the score's 95% interval.
     pub score_95: f64,
 }
 
@@ -176,9 +183,13 @@ impl RatingRow {
 pub enum RateEvent {
     /// A match of `games` games begins.
     Match {
+        /// The checkpoint's iteration.
         iteration: u32,
+        /// The match's mode (as `RatingRow::mode`).
         mode: String,
+        /// The opponent as a player spec.
         opponent: String,
+        /// Games to play.
         games: u32,
     },
     /// A game ended.
@@ -190,14 +201,19 @@ pub enum RateEvent {
 /// Why a run could not be rated.
 #[derive(Debug, thiserror::Error)]
 pub enum RateError {
+    /// The run folder has no checkpoint.
     #[error("{0} has no checkpoints to rate")]
     Empty(PathBuf),
+    /// A checkpoint does not read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// A player does not load.
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// A setting or a file is invalid; the message says which.
     #[error("{0}")]
     Invalid(String),
+    /// `rating.csv` could not be written.
     #[error("cannot write {0}: {1}")]
     Write(PathBuf, String),
 }
@@ -279,18 +295,23 @@ pub fn rate(
     let run = RunDir::new(dir);
     let iters = iterations_to_rate(&run, cfg)?;
     let game = crate::run::Checkpoint::open(&run.iter_dir(iters[0]))?.config.game;
-    crate::with_game!(game, P => rate_game::<P>(dir, &run, iters, cfg, device, on))
+    let kind = game
+        .kind()
+        .map_err(|e| RateError::Invalid(format!("{}: {e}", dir.display())))?;
+    crate::with_game!(kind, P => rate_game::<P>(dir, cfg, device, on))
 }
 
-/// [`rate`] of a run of the game `P`.
-fn rate_game<P: RunGame>(
+/// [`rate`] of a run of the game `P`: any game, one of the list's or
+/// another crate's.
+pub fn rate_game<P: RunGame>(
     dir: &Path,
-    run: &RunDir,
-    iters: Vec<u32>,
     cfg: &RateConfig,
     device: &ComputeDevice,
     on: &mut dyn FnMut(&RateEvent),
 ) -> Result<Vec<RatingRow>, RateError> {
+    cfg.validate()?;
+    let run = &RunDir::new(dir);
+    let iters = iterations_to_rate(run, cfg)?;
     let mut rows = Vec::new();
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
@@ -380,7 +401,7 @@ fn match_settings<P: GamePosition>(
     settings.seed = cfg.seed;
     settings.opening_plies = cfg.opening_plies;
     settings.games_per_pair = cfg.games;
-    settings.event = format!("{} rate {}", P::KIND, dir.display());
+    settings.event = format!("{} rate {}", P::ID, dir.display());
     Ok(settings)
 }
 

@@ -36,24 +36,34 @@ pub const CHECKPOINT_VERSION: u32 = 3;
 /// Why a checkpoint could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
+    /// The folder has no `state.toml`.
     #[error("{0} is not a checkpoint folder (no state.toml; expected <checkpoint_dir>/<run>/iter_NNNN)")]
     NotACheckpoint(PathBuf),
+    /// A file of the checkpoint could not be read.
     #[error("checkpoint {0}: cannot read {1}: {2}")]
     Io(PathBuf, &'static str, std::io::Error),
+    /// `state.toml` does not parse.
     #[error("checkpoint {0}: state.toml is corrupt: {1}")]
     State(PathBuf, String),
+    /// The checkpoint's format version is not this build's.
     #[error("checkpoint {0} has format version {1}; this build reads version {CHECKPOINT_VERSION}")]
     Version(PathBuf, u32),
+    /// The checkpoint's input encoding is not this build's.
     #[error("checkpoint {0} uses input encoding version {1}; this build uses version {ENCODING_VERSION}")]
     Encoding(PathBuf, u32),
+    /// The checkpoint's `config.toml` is invalid.
     #[error("checkpoint {0}: {1}")]
     Config(PathBuf, ConfigError),
+    /// The checkpoint's weights do not load.
     #[error("checkpoint {0}: {1}")]
     Weights(PathBuf, WeightsError),
+    /// A file's checksum does not match `state.toml`.
     #[error("checkpoint {0}: {1} is damaged (its checksum does not match state.toml)")]
     Damaged(PathBuf, &'static str),
+    /// A file could not be written.
     #[error("cannot write checkpoint {0}: {1} (is the disk full, or the folder read-only?); the checkpoints before it are intact: fix that, then --resume")]
     Write(PathBuf, std::io::Error),
+    /// The run folder holds no checkpoint.
     #[error("no checkpoint in {0}")]
     Empty(PathBuf),
 }
@@ -76,6 +86,7 @@ pub struct CheckpointState {
     pub positions: u64,
     /// Best mean evaluation score so far, and its iteration (0 = none yet).
     pub best_score: f64,
+    /// The iteration of `best_score` (0 = none yet).
     pub best_iteration: u32,
     /// Wall-clock seconds of the run so far.
     pub wall_s: f64,
@@ -100,8 +111,11 @@ fn checksum(bytes: &[u8]) -> String {
 /// the large files are read on demand.
 #[derive(Clone, Debug)]
 pub struct Checkpoint {
+    /// The checkpoint's folder (`iter_NNNN`).
     pub dir: PathBuf,
+    /// Its `state.toml`.
     pub state: CheckpointState,
+    /// Its `config.toml`: the run's config as it stood.
     pub config: RunConfig,
 }
 
@@ -186,11 +200,17 @@ fn one_line(e: &dyn std::fmt::Display) -> String {
 /// The files of a checkpoint to write (the checksums of `state` are filled
 /// in when it is written).
 pub struct CheckpointFiles<'a> {
+    /// The counters and checksums (`state.toml`).
     pub state: &'a CheckpointState,
+    /// The run's config (`config.toml`).
     pub config: &'a RunConfig,
+    /// The network's weights (`model.bpk`).
     pub model: &'a [u8],
+    /// The optimiser's state (`optimizer.bpk`).
     pub optimizer: &'a [u8],
+    /// The replay window (`replay.bin`).
     pub replay: &'a [u8],
+    /// The games in flight (`selfplay.bin`).
     pub selfplay: &'a [u8],
 }
 
@@ -205,7 +225,7 @@ pub struct LivePosition {
     /// Its game (files written before there were other games have none:
     /// Damone).
     #[serde(default)]
-    pub game: crate::game::GameKind,
+    pub game: crate::game::GameId,
     /// The rules variant's stored name.
     pub variant: String,
     /// The position's setup string.
@@ -215,10 +235,12 @@ pub struct LivePosition {
 /// A run folder: `<checkpoint_dir>/<run>/`.
 #[derive(Clone, Debug)]
 pub struct RunDir {
+    /// The folder's path.
     pub root: PathBuf,
 }
 
 impl RunDir {
+    /// The run folder at `root`.
     pub fn new(root: impl Into<PathBuf>) -> RunDir {
         RunDir { root: root.into() }
     }
@@ -226,12 +248,15 @@ impl RunDir {
     pub fn iter_dir(&self, k: u32) -> PathBuf {
         self.root.join(format!("iter_{k:04}"))
     }
+    /// The per-iteration log, `metrics.csv`.
     pub fn metrics_path(&self) -> PathBuf {
         self.root.join("metrics.csv")
     }
+    /// The evaluation log, `evals.csv`.
     pub fn evals_path(&self) -> PathBuf {
         self.root.join("evals.csv")
     }
+    /// The evaluation games' log, `eval_games.csv`.
     pub fn eval_games_path(&self) -> PathBuf {
         self.root.join("eval_games.csv")
     }
@@ -250,7 +275,7 @@ impl RunDir {
 
     /// The game its self-play is playing, from the live view: a run that
     /// has no checkpoint yet already says its game there.
-    pub fn live_game(&self) -> Option<crate::game::GameKind> {
+    pub fn live_game(&self) -> Option<crate::game::GameId> {
         self.live().map(|l| l.game)
     }
 

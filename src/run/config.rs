@@ -2,7 +2,7 @@
 //! every value validated with a message naming the key; `key=value`
 //! overrides; the default config is embedded in the library.
 
-use crate::game::{DrawRules, GameKind};
+use crate::game::{DrawRules, GameId};
 use crate::mcts::SearchParams;
 use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
@@ -17,12 +17,16 @@ pub const DEFAULT_CONFIG: &str = include_str!("../../configs/default.toml");
 /// override) and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The config file could not be read.
     #[error("cannot read config {0}: {1}")]
     Io(String, std::io::Error),
+    /// The config's TOML does not parse.
     #[error("cannot parse {0}: {1}")]
     Parse(String, String),
+    /// A value is invalid; the message names the key.
     #[error("invalid config {0}: {1}")]
     Invalid(String, String),
+    /// A `--set` override is malformed or names no key.
     #[error("--set '{0}': {1}")]
     Set(String, String),
 }
@@ -99,8 +103,9 @@ pub struct RunConfig {
     pub iterations: u32,
     /// Stop after this much wall time in minutes (0 = no limit).
     pub time_limit_minutes: f64,
-    /// The game (one of the list's names).
-    pub game: GameKind,
+    /// The game: one of the list's names, or another crate's game (its
+    /// [`GamePosition::ID`](crate::game::GamePosition::ID)).
+    pub game: GameId,
     /// Rules variant: one of the game's (every game has `standard`).
     pub variant: String,
     /// Folder holding runs.
@@ -118,13 +123,21 @@ pub struct RunConfig {
     /// replay window with the tables' exact value and best moves as
     /// targets (0 = none).
     pub tablebase_samples: f64,
+    /// Draw limits of self-play and evaluation games.
     pub rules: DrawRules,
+    /// The network's shape and heads.
     pub model: ModelConfig,
+    /// The search settings of self-play.
     pub search: SearchParams,
+    /// Self-play: games, simulations, openings, resignation.
     pub selfplay: SelfPlayConfig,
+    /// Training: batches, learning rate, losses, the replay window.
     pub train: TrainParams,
+    /// Evaluation games against the alpha-beta baseline.
     pub eval: EvalConfig,
+    /// Self-play on many machines (`damone actor`, `damone learner`).
     pub dist: DistConfig,
+    /// The learned evaluation trained at the run's end.
     pub learned_eval: super::learned_eval::LearnEvalConfig,
 }
 
@@ -139,7 +152,7 @@ impl Default for RunConfig {
             device: DeviceChoice::Auto,
             iterations: 0,
             time_limit_minutes: 60.0,
-            game: GameKind::default(),
+            game: GameId::default(),
             variant: "standard".into(),
             checkpoint_dir: "checkpoints".into(),
             keep_last: 10,
@@ -225,8 +238,11 @@ impl RunConfig {
         }
         let build = |t: toml::Table| -> std::result::Result<RunConfig, String> {
             let mut cfg: RunConfig = t.try_into().map_err(|e: toml::de::Error| one_line(&e))?;
-            // The policy index's cells are the game's, whatever a file says.
-            cfg.model.board = crate::with_game!(cfg.game, P => <P as crate::net::Board>::CELLS);
+            // A game of the list is fitted here; another crate's game when
+            // its run opens (Run::open, with the game's type).
+            if let Ok(kind) = cfg.game.kind() {
+                crate::with_game!(kind, P => cfg.fit_game::<P>())?;
+            }
             cfg.validate()?;
             Ok(cfg)
         };
@@ -239,6 +255,18 @@ impl RunConfig {
             };
             ConfigError::Invalid(blame, e)
         })
+    }
+
+    /// Fit the config to its game `P`: the policy index's cells are the
+    /// game's whatever a file says, and the variant must be one of the
+    /// game's. The error names the key.
+    pub fn fit_game<P: crate::net::Board>(&mut self) -> std::result::Result<(), String> {
+        if self.game != P::ID {
+            return Err(format!("game: the config is for {}, not {}", self.game, P::ID));
+        }
+        self.model.board = P::CELLS;
+        P::variant_named(&self.variant).map_err(|e| format!("variant: {e}"))?;
+        Ok(())
     }
 
     /// Read a config file (or the embedded default when `path` is None).
@@ -279,8 +307,12 @@ impl RunConfig {
                 self.keep_every_minutes
             ));
         }
-        crate::with_game!(self.game, P => <P as crate::game::GamePosition>::variant_named(&self.variant).map(|_| ()))
-            .map_err(|e| format!("variant: {e}"))?;
+        if let Ok(kind) = self.game.kind() {
+            // Another crate's game checks its variant when its run opens
+            // (`fit_game`).
+            crate::with_game!(kind, P => <P as crate::game::GamePosition>::variant_named(&self.variant).map(|_| ()))
+                .map_err(|e| format!("variant: {e}"))?;
+        }
         self.validate_tables()?;
         self.rules.validate()?;
         self.model.validate()?;

@@ -18,7 +18,9 @@ use std::time::Instant;
 pub struct SelfPlayPhase {
     /// Samples added to the replay window.
     pub samples: usize,
+    /// Self-play's counts (games, results, resignations, evaluations).
     pub stats: SelfPlayStats,
+    /// Seconds of self-play.
     pub seconds: f64,
     /// CPU time over threads x wall time (NaN where unknown).
     pub cpu_busy: f64,
@@ -28,25 +30,33 @@ pub struct SelfPlayPhase {
 
 /// What the learning phase did.
 pub struct LearnPhase {
+    /// Training steps taken.
     pub steps: u64,
+    /// The steps' mean losses.
     pub losses: Losses,
     /// The learning rate at the phase's first step.
     pub lr: f64,
+    /// Seconds of training.
     pub seconds: f64,
+    /// CPU time over threads x wall time (NaN where unknown).
     pub cpu_busy: f64,
 }
 
 /// What the evaluation phase played (nothing when not due).
 pub struct EvalPhase {
+    /// One result per baseline.
     pub results: Vec<EvalResult>,
+    /// Seconds of the evaluation games.
     pub seconds: f64,
 }
 
 /// What the learned-evaluation phase made (nothing when not due).
 pub struct LearnedEvalPhase {
+    /// The learned evaluation made, if one was due.
     pub file: Option<crate::learned::EvalFile>,
     /// Its loss on held-out positions (0 when none was made).
     pub held_out_loss: f64,
+    /// Seconds of labelling and training.
     pub seconds: f64,
 }
 
@@ -341,7 +351,7 @@ impl LiveView {
         let live = super::LivePosition {
             iteration: self.iteration,
             ply: g.ply(),
-            game: P::KIND,
+            game: P::ID,
             variant: P::variant_name(g.position().variant()).to_string(),
             fen: g.position().to_setup(),
         };

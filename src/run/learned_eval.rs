@@ -31,16 +31,20 @@ pub fn with_sets(cfg: &LearnEvalConfig, sets: &[String]) -> Result<LearnEvalConf
 /// What training a learned evaluation did.
 #[derive(Clone, Debug)]
 pub struct LearnEvalStats {
+    /// The training's report (positions, losses).
     pub report: TrainReport,
     /// Seconds labelling positions with the network, and training.
     pub label_s: f64,
+    /// Seconds training.
     pub train_s: f64,
 }
 
 /// What training a checkpoint's evaluation did, and the file it wrote.
 #[derive(Clone, Debug)]
 pub struct LearnEvalOutcome {
+    /// Where the file was written.
     pub path: PathBuf,
+    /// What labelling and training did.
     pub stats: LearnEvalStats,
 }
 
@@ -141,7 +145,7 @@ pub fn train_on_window<P: RunGame>(
         report.held_out_loss.last().copied().unwrap_or(0.0)
     );
     let file = EvalFile {
-        game: P::KIND,
+        game: P::ID,
         float: model,
         note,
     };

@@ -14,27 +14,35 @@ use std::path::Path;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Metrics {
+    /// The iteration, counted from 1 across sittings.
     pub iteration: u32,
     /// Wall-clock seconds of the run at the end of this iteration.
     pub wall_s: f64,
     /// Seconds of this iteration, and of its phases.
     pub iter_s: f64,
+    /// Seconds of this iteration's self-play.
     pub selfplay_s: f64,
+    /// Seconds of this iteration's training steps.
     pub train_s: f64,
+    /// Seconds of this iteration's evaluation games (0 when none were due).
     pub eval_s: f64,
     /// Self-play games finished in this iteration, and in the run.
     pub games: u32,
+    /// Self-play games finished in the run so far.
     pub total_games: u64,
     /// Self-play moves played in this iteration, and in the run.
     pub positions: u64,
+    /// Self-play moves played in the run so far.
     pub total_positions: u64,
     /// Games still running at the end of the iteration (they carry on).
     pub games_in_flight: u32,
     /// Training samples made, and the replay window's size.
     pub samples: u64,
+    /// Samples the replay window holds after this iteration.
     pub window: u64,
     /// Training steps in this iteration, and in the run.
     pub steps: u64,
+    /// Training steps in the run so far.
     pub total_steps: u64,
     /// Self-play moves per second of self-play.
     pub positions_per_s: f64,
@@ -43,17 +51,23 @@ pub struct Metrics {
     /// Network evaluations in self-play, per second of self-play, and per
     /// second spent in the network.
     pub net_evals: u64,
+    /// Network evaluations per second of self-play.
     pub selfplay_evals_per_s: f64,
+    /// Network evaluations per second spent in the network.
     pub net_evals_per_s: f64,
     /// Mean and smallest network batch of the iteration's self-play.
     pub mean_batch: f64,
+    /// The smallest network batch of the iteration's self-play.
     pub min_batch: u32,
     /// Share of self-play time outside the network (search, bookkeeping).
     pub search_share: f64,
     /// Process CPU time over (threads x wall time) in self-play and training.
     pub selfplay_cpu_busy: f64,
+    /// The same for training: process CPU time over (threads x wall time).
     pub train_cpu_busy: f64,
+    /// Mean policy loss (cross-entropy against the search's visit targets) of the iteration's steps.
     pub loss_policy: f64,
+    /// Mean value loss of the iteration's steps.
     pub loss_value: f64,
     /// Weighted auxiliary losses (0 without `model.aux_heads`).
     pub loss_aux: f64,
@@ -61,12 +75,19 @@ pub struct Metrics {
     /// the iteration's training positions (0 in rows written before the
     /// column existed).
     pub policy_entropy: f64,
+    /// Learning rate of the iteration's last step.
     pub lr: f64,
+    /// Self-play games White won in this iteration.
     pub white_wins: u32,
+    /// Self-play games Black won in this iteration.
     pub black_wins: u32,
+    /// Self-play games drawn in this iteration.
     pub draws: u32,
+    /// Self-play games ended by resignation in this iteration.
     pub resignations: u32,
+    /// Games of this iteration played to the end although a side would have resigned (the no-resign share).
     pub resign_checks: u32,
+    /// Of those, games the side that would have resigned did not lose.
     pub resign_false_positives: u32,
     /// Plies of `positions` played with no search (one legal move).
     pub forced_plies: u64,
@@ -81,6 +102,7 @@ pub struct Metrics {
     /// before it existed read as 0).
     #[serde(default)]
     pub learned_eval_s: f64,
+    /// Held-out loss of the learned evaluation trained in this iteration.
     #[serde(default)]
     pub learned_eval_loss: f64,
 }
@@ -112,17 +134,23 @@ impl Metrics {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EvalRow {
+    /// The iteration evaluated.
     pub iteration: u32,
     /// Wall-clock seconds of the run when the evaluation ended.
     pub wall_s: f64,
     /// The baseline as a player spec (`alphabeta:depth=4`).
     pub opponent: String,
+    /// The baseline's search depth.
     pub depth: u32,
+    /// Games the network won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games the network lost.
     pub losses: u32,
     /// Score (win 1, draw 1/2) and the half-width of its 95% interval.
     pub score: f64,
+    /// The half-width of the score's 95% interval.
     pub score_95: f64,
 }
 
@@ -130,7 +158,9 @@ pub struct EvalRow {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EvalGameRow {
+    /// The iteration evaluated.
     pub iteration: u32,
+    /// The baseline as a player spec.
     pub opponent: String,
     /// 1-based game number within the iteration's games against `opponent`.
     pub game: u32,
@@ -140,6 +170,7 @@ pub struct EvalGameRow {
     pub result: String,
     /// The network's score.
     pub score: f64,
+    /// Plies the game lasted.
     pub plies: u32,
     /// Why the game ended.
     pub reason: String,
@@ -148,8 +179,10 @@ pub struct EvalGameRow {
 /// Why a log could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
+    /// A log that could not be read: its path and why.
     #[error("cannot read {0}: {1}")]
     Read(String, String),
+    /// A log that could not be written: its path and why.
     #[error("cannot write {0}: {1} (is the disk full, or the folder read-only?)")]
     Write(String, String),
 }

@@ -47,7 +47,7 @@ use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{exact_samples, ReplayError, ReplayWindow, Sample};
-use crate::game::{GameKind, Position, TableGame};
+use crate::game::{GameId, Position, TableGame};
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
 use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
@@ -176,69 +176,111 @@ pub enum Phase {
 pub enum Event {
     /// The run is about to play `iteration` (the first since it was opened or resumed).
     Started {
+        /// The iteration about to be played.
         iteration: u32,
+        /// True when the run was resumed.
         resumed: bool,
+        /// The run folder.
         dir: PathBuf,
         /// The device the network runs on, in words.
         device: String,
     },
     /// A phase began; `total` units are expected.
     Phase {
+        /// The iteration.
         iteration: u32,
+        /// The phase.
         phase: Phase,
+        /// Units expected (games, steps).
         total: u64,
     },
     /// `done` units of the current phase are done.
-    Progress { iteration: u32, phase: Phase, done: u64 },
+    Progress {
+        /// The iteration.
+        iteration: u32,
+        /// The phase.
+        phase: Phase,
+        /// Units done so far.
+        done: u64,
+    },
     /// An iteration ended and its checkpoint is written.
     Iteration {
+        /// Its row of `metrics.csv`.
         metrics: Box<Metrics>,
+        /// Its rows of `evals.csv` (none when no evaluation was due).
         evals: Vec<EvalRow>,
+        /// The checkpoint's folder.
         checkpoint: PathBuf,
     },
     /// A stop request cut iteration `iteration` short: nothing of it was
     /// written; the newest checkpoint is iteration `kept` (0: none).
-    Interrupted { iteration: u32, kept: u32 },
+    Interrupted {
+        /// The iteration cut short.
+        iteration: u32,
+        /// The newest checkpoint's iteration (0: none).
+        kept: u32,
+    },
     /// The run stopped (limit reached or stop requested).
-    Finished { iterations: u32 },
+    Finished {
+        /// The iterations the run has played in all.
+        iterations: u32,
+    },
 }
 
 /// Why a run could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The config is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A checkpoint could not be read or written.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// A CSV log could not be read or written.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// A new run's folder already has checkpoints.
     #[error("run folder {0} already has checkpoints: resume it, overwrite it, or choose another run name")]
     Exists(PathBuf),
+    /// `--resume` found no checkpoint.
     #[error("--resume: no checkpoint in {0} (start without --resume)")]
     NothingToResume(PathBuf),
+    /// The newest checkpoint is damaged; the message says what to do.
     #[error("{0}; {1}")]
     Damaged(CheckpointError, String),
+    /// The run folder could not be used.
     #[error("cannot use run folder {0}: {1}")]
     Io(PathBuf, std::io::Error),
+    /// A file of the run could not be written.
     #[error("cannot write {0}: {1} (is the disk full, or the folder read-only?); the checkpoints are intact: fix that, then --resume")]
     Write(PathBuf, std::io::Error),
+    /// A checkpoint's replay window does not read.
     #[error("checkpoint {0}: replay.bin: {1}")]
     Replay(PathBuf, ReplayError),
+    /// A checkpoint's games in flight do not read.
     #[error("checkpoint {0}: selfplay.bin: {1}")]
     InFlight(PathBuf, BinError),
+    /// A checkpoint does not match its config.
     #[error("checkpoint {0} is corrupt or does not match its config: {1}")]
     Restore(PathBuf, String),
+    /// The network could not be serialised.
     #[error("cannot serialise the network: {0}")]
     Weights(String),
+    /// The device could not be opened.
     #[error("device: {0}")]
     Device(#[from] DeviceError),
+    /// A stop request cut the iteration short; nothing of it was written.
     #[error("iteration {0} was cut short by a stop request and not written; open the run again with --resume to go on")]
     Interrupted(u32),
+    /// The run folder holds a run of another game.
     #[error("{dir} is a run of {found}, not of {expected}")]
     WrongGame {
+        /// The run folder.
         dir: PathBuf,
-        found: GameKind,
-        expected: GameKind,
+        /// The game of its run.
+        found: GameId,
+        /// The game asked for.
+        expected: GameId,
     },
 }
 
@@ -303,8 +345,9 @@ pub struct Run<P: RunGame = Position> {
 impl Run<Position> {
     /// The game of the run that [`Run::open_with`] would open: the
     /// config's, or on resume the checkpoint's (so that the caller can
-    /// open it with the game's type, e.g. with `with_game!`).
-    pub fn game_to_open(config: Option<&Path>, sets: &[String], start: &Start) -> Result<GameKind, RunError> {
+    /// open it with the game's type, e.g. with `with_game!` on its
+    /// [`GameId::kind`]).
+    pub fn game_to_open(config: Option<&Path>, sets: &[String], start: &Start) -> Result<GameId, RunError> {
         let cfg = RunConfig::load(config, &locating_sets(sets, start))?;
         if let Start::Resume { from_intact, sets } = start {
             let dir = RunDir::new(cfg.run_dir());
@@ -331,15 +374,19 @@ fn locating_sets(sets: &[String], start: &Start) -> Vec<String> {
 impl<P: RunGame> Run<P> {
     /// Open the run folder `cfg.run_dir()` as `start` says; nothing is
     /// played yet. The run's game must be `P`'s.
-    pub fn open(cfg: RunConfig, start: Start) -> Result<Run<P>, RunError> {
+    pub fn open(mut cfg: RunConfig, start: Start) -> Result<Run<P>, RunError> {
         let dir = RunDir::new(cfg.run_dir());
-        let wrong_game = |found: GameKind| RunError::WrongGame {
+        let wrong_game = |found: GameId| RunError::WrongGame {
             dir: dir.root.clone(),
             found,
-            expected: P::KIND,
+            expected: P::ID,
         };
-        if !matches!(start, Start::Resume { .. }) && cfg.game != P::KIND {
-            return Err(wrong_game(cfg.game));
+        if !matches!(start, Start::Resume { .. }) {
+            if cfg.game != P::ID {
+                return Err(wrong_game(cfg.game));
+            }
+            cfg.fit_game::<P>()
+                .map_err(|e| ConfigError::Invalid(format!("for run {}", cfg.run), e))?;
         }
         // The device is opened before the folder is touched: a device that
         // cannot be had leaves the folder as it was.
@@ -348,7 +395,7 @@ impl<P: RunGame> Run<P> {
             _ => Some(ComputeDevice::select(cfg.device)?),
         };
         let resume = prepare_folder(&dir, &start)?;
-        if let Some((ck, _)) = resume.as_ref().filter(|(ck, _)| ck.config.game != P::KIND) {
+        if let Some((ck, _)) = resume.as_ref().filter(|(ck, _)| ck.config.game != P::ID) {
             return Err(wrong_game(ck.config.game));
         }
         let (cfg, compute) = match &resume {

@@ -61,14 +61,30 @@ pub struct BatchOutputs<'a> {
 /// Errors of [`BatchEnv::step`] and [`BatchEnv::new`].
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum BatchError {
+    /// The actions do not match the number of games.
     #[error("expected {expected} actions, got {got}")]
-    BatchSize { expected: usize, got: usize },
+    BatchSize {
+        /// The number of games.
+        expected: usize,
+        /// The number of actions given.
+        got: usize,
+    },
+    /// An action is not a legal move of its game.
     #[error("game {game}: action {action} is not a legal move (see the action mask)")]
-    IllegalAction { game: usize, action: i64 },
+    IllegalAction {
+        /// The game's index.
+        game: usize,
+        /// The action given.
+        action: i64,
+    },
+    /// A caller's buffer has the wrong length.
     #[error("the {buffer} buffer holds {got} values; {expected} expected")]
     Buffers {
+        /// The buffer's name.
         buffer: &'static str,
+        /// The length it must have.
         expected: usize,
+        /// The length it has.
         got: usize,
     },
 }
@@ -196,6 +212,7 @@ impl<P: Board> BatchEnv<P> {
     pub fn len(&self) -> usize {
         self.slots.len()
     }
+    /// True with no games.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }

@@ -35,10 +35,22 @@ pub struct StepResult<P: GamePosition = Position> {
 /// Errors from [`VecEnv::step`].
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EnvError {
+    /// The actions do not match the number of games.
     #[error("expected {expected} actions, got {got}")]
-    BatchSize { expected: usize, got: usize },
+    BatchSize {
+        /// The number of games.
+        expected: usize,
+        /// The number of actions given.
+        got: usize,
+    },
+    /// An action is not a legal move of its game.
     #[error("game {game}: action {action} is not a legal move")]
-    IllegalAction { game: usize, action: usize },
+    IllegalAction {
+        /// The game's index.
+        game: usize,
+        /// The action given.
+        action: usize,
+    },
 }
 
 /// N games stepped together, each with its own seeded RNG (for the random
@@ -128,6 +140,7 @@ impl<P: GamePosition> VecEnv<P> {
     pub fn len(&self) -> usize {
         self.games.len()
     }
+    /// True with no games.
     pub fn is_empty(&self) -> bool {
         self.games.is_empty()
     }

@@ -100,6 +100,7 @@ pub struct SelfPlayConfig {
     /// stretched to it); cheap searches keep their ratio to full ones
     /// ([`SelfPlayConfig::at_step`]).
     pub full_sims_start: u32,
+    /// Training steps over which full searches grow from `full_sims_start` to `full_sims`.
     pub sims_ramp_steps: u64,
 }
 
@@ -193,10 +194,15 @@ pub struct SelfPlayStats {
     pub games: u32,
     /// Moves played (in finished games and in games still running).
     pub plies: u64,
+    /// Training samples made.
     pub samples: u64,
+    /// Games White won.
     pub white_wins: u32,
+    /// Games Black won.
     pub black_wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games ended by resignation.
     pub resignations: u32,
     /// Games that were not allowed to resign in which a side crossed the
     /// threshold.
@@ -211,6 +217,7 @@ pub struct SelfPlayStats {
     pub batches: u64,
     /// Smallest and largest evaluator call.
     pub min_batch: u32,
+    /// The largest evaluator call.
     pub max_batch: u32,
     /// Seconds spent inside the evaluator.
     pub eval_seconds: f64,
@@ -369,6 +376,7 @@ impl<P: Board> SelfPlay<P> {
     pub fn len(&self) -> usize {
         self.slots.len()
     }
+    /// True with no games.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }

@@ -115,6 +115,7 @@ pub(super) struct GameState {
     pub game: &'static str,
     /// The position's setup string.
     pub fen: String,
+    /// The pieces on the board.
     pub board: Vec<PieceMsg>,
     /// The numbers the game's notation gives cells (Italian draughts'
     /// 1-32), by cell; empty where it names them by file and rank.

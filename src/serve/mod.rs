@@ -211,7 +211,7 @@ const BASELINES: [(&str, &str); 5] = [
 /// Alpha-beta with the learned evaluation at `path` (a checkpoint folder
 /// or a player file), a second a move, where `path` has one.
 fn learned_entry(path: &std::path::Path, what: &str, game: crate::game::GameKind) -> Option<PlayerEntry> {
-    crate::player::learned_eval_at(path, Some(game)).ok()?;
+    crate::player::learned_eval_at(path, Some(game.id())).ok()?;
     Some(PlayerEntry {
         spec: format!("alphabeta:eval={},movetime=1000", path.display()),
         label: format!("alpha-beta with the learned evaluation of {what}, 1 s a move"),

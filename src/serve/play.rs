@@ -126,7 +126,7 @@ fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
         Vec::new()
     };
     ServerMsg::State(Box::new(GameState {
-        game: P::KIND.name(),
+        game: P::ID.name(),
         fen: pos.to_setup(),
         board: board(pos),
         numbers: cell_numbers::<P>(),
@@ -137,7 +137,7 @@ fn state_msg<P: GamePosition>(s: &Session<P>) -> Message {
         history: crate::arena::tournament::move_texts(v.game()),
         values: s.values.clone(),
         over: outcome.as_ref().map(OverMsg::of),
-        pdn: v.pdn(&format!("{} serve", P::KIND), "you"),
+        pdn: v.pdn(&format!("{} serve", P::ID), "you"),
         thinking: s.busy,
     }))
     .frame()

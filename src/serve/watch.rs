@@ -56,7 +56,7 @@ fn read_live(run: &Path) -> Option<Value> {
     let live = RunDir::new(run).live()?;
     let (fen, variant) = (live.fen.as_str(), live.variant.as_str());
     let (board, numbers) =
-        crate::with_game!(live.game, P => (live_board::<P>(fen, variant)?, cell_numbers::<P>()));
+        crate::with_game!(live.game.kind().ok()?, P => (live_board::<P>(fen, variant)?, cell_numbers::<P>()));
     Some(json!({
         "game": live.game.name(),
         "fen": fen,

@@ -55,6 +55,7 @@ pub struct BuildOptions {
 /// One table's figures.
 #[derive(Clone, Debug)]
 pub struct TableReport {
+    /// The table's balance.
     pub material: Material,
     /// The balance's name in its game ([`Material::name`]).
     pub name: String,
@@ -62,8 +63,11 @@ pub struct TableReport {
     pub file_bytes: u64,
     /// Indices that hold a position.
     pub positions: u64,
+    /// Positions won for the side to move.
     pub wins: u64,
+    /// Positions drawn.
     pub draws: u64,
+    /// Positions lost for the side to move.
     pub losses: u64,
     /// The longest distance to conversion.
     pub longest: u16,

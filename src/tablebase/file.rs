@@ -71,7 +71,7 @@ pub(super) fn table_bytes<P: TableGame>(material: &Material, limit: u16, entries
 pub(super) fn check_game<P: TableGame>(bytes: &[u8], path: &Path) -> Result<(), TablebaseError> {
     let magic: Option<&[u8; 8]> = bytes.get(..8).and_then(|m| m.try_into().ok());
     match magic.and_then(game_of_magic) {
-        Some(other) if other != P::KIND => Err(TablebaseError::OtherGame(path.to_path_buf(), other, P::KIND)),
+        Some(other) if other != P::ID => Err(TablebaseError::OtherGame(path.to_path_buf(), other, P::ID)),
         _ => Ok(()),
     }
 }

@@ -44,6 +44,7 @@ const fn binomials() -> [[u64; 65]; 65] {
 /// Damones; men and kings elsewhere, the third 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Material {
+    /// Pieces of each kind, by colour (`counts[colour][kind]`).
     pub counts: [[u8; KINDS]; 2],
 }
 

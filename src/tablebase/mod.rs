@@ -47,7 +47,7 @@ pub use file::{table_path, TABLE_VERSION};
 pub use index::{draw_positions, Material};
 pub use verify::{verify, VerifyReport};
 
-use crate::game::{DrawRules, GameKind, TableGame};
+use crate::game::{DrawRules, GameId, GameKind, TableGame};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -154,22 +154,30 @@ impl std::fmt::Display for Value {
 /// Why tables could not be built, opened or used.
 #[derive(Debug, thiserror::Error)]
 pub enum TablebaseError {
+    /// A file or folder could not be read or written.
     #[error("{0}: {1}")]
     Io(PathBuf, std::io::Error),
+    /// A table file is damaged or not a table; the message says how.
     #[error("{0}: {1}")]
     BadFile(PathBuf, String),
+    /// The folder holds no table.
     #[error(
         "no tablebase files (*.dtb) in {0}: build them with `damone tablebase build --pieces 4 --dir {0}`"
     )]
     Empty(PathBuf),
+    /// The folder's tables were built for different no-progress limits.
     #[error("{0}: built for a no-progress limit of {1} plies, but the other tables there for {2}")]
     MixedLimits(PathBuf, u16, u16),
+    /// A no-progress limit the tables cannot hold.
     #[error("a no-progress limit of {0} plies is not possible: tables hold distances of 1 to 126 plies")]
     Limit(u16),
+    /// A piece count outside what can be built.
     #[error("--pieces {0}: tables of 2 to 5 pieces can be built")]
     Pieces(u32),
+    /// The tables are another game's.
     #[error("{0}: these are {1} tables, and the game is {2}")]
-    OtherGame(PathBuf, GameKind, GameKind),
+    OtherGame(PathBuf, GameKind, GameId),
+    /// A table a bigger one is built from is missing.
     #[error("table {0} is needed first (build the tables of fewer pieces into the same folder)")]
     Missing(String),
 }

@@ -479,13 +479,13 @@ fn built_and_verified<P: TableGame>(name: &str) -> (Tablebase<P>, VerifyReport) 
     build::<P>(&opts, &mut |_, _, _| {}).unwrap();
     let tb = Tablebase::<P>::open(&dir, false).unwrap();
     let report = verify(&tb, &mut |_, _, _| {}).unwrap();
-    assert_eq!(game_of_tables(&dir).unwrap(), P::KIND);
+    assert_eq!(game_of_tables(&dir).unwrap(), P::ID);
     // Another game's reader names the game the tables are of.
     let e = Tablebase::<Position>::open(&dir, false)
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains(&format!("these are {} tables", P::KIND)), "{e}");
+    assert!(e.contains(&format!("these are {} tables", P::ID)), "{e}");
     (tb, report)
 }
 

@@ -318,14 +318,17 @@ impl TrainParams {
 /// Mean losses of some training steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Losses {
+    /// Mean policy loss.
     pub policy: f64,
     /// The mean entropy (nats) of the network's policy over each batch
     /// position's legal moves (a measure, not trained on).
     pub policy_entropy: f64,
+    /// Mean value loss.
     pub value: f64,
     /// The weighted auxiliary losses: material, plies left and the
     /// opponent's reply (0 without those heads).
     pub aux: f64,
+    /// Steps averaged over.
     pub steps: u64,
 }
 
@@ -341,7 +344,9 @@ pub struct Trainer {
     pool: cpu_step::Pool,
     /// Training steps taken so far.
     pub step: u64,
+    /// The training settings.
     pub params: TrainParams,
+    /// The network's shape.
     pub model: ModelConfig,
     device: Device,
     /// A raised stop ends [`Trainer::train`] before its next step.

@@ -19,14 +19,29 @@ const VERSION: u32 = 1;
 /// Which update rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rule {
-    AdamW { beta1: f32, beta2: f32, eps: f32 },
-    Sgd { momentum: f32 },
+    /// AdamW with its moment decay rates and epsilon.
+    AdamW {
+        /// Decay of the first moment.
+        beta1: f32,
+        /// Decay of the second moment.
+        beta2: f32,
+        /// Added to the second moment's root.
+        eps: f32,
+    },
+    /// SGD with momentum.
+    Sgd {
+        /// The momentum's decay.
+        momentum: f32,
+    },
 }
 
 /// Optimiser state: step count and per-parameter moment buffers (flattened).
 pub struct Optimizer {
+    /// The update rule.
     pub rule: Rule,
+    /// Decoupled weight decay per step (times the learning rate).
     pub weight_decay: f32,
+    /// The gradients' global norm is clipped to this (0 = no clipping).
     pub clip: f32,
     /// Updates made.
     pub t: u64,

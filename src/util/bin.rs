@@ -9,25 +9,50 @@
 /// Why binary data could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BinError {
+    /// The data does not begin with the format's magic bytes.
     #[error("not a {what} (bad magic bytes)")]
-    BadMagic { what: &'static str },
+    BadMagic {
+        /// What the data should have been.
+        what: &'static str,
+    },
+    /// The data has a format version this build does not read.
     #[error("{what} has format version {found}; this build reads version {supported}")]
     Version {
+        /// What the data is.
         what: &'static str,
+        /// Its version.
         found: u32,
+        /// The version this build reads.
         supported: u32,
     },
+    /// The data ends before a value it announces.
     #[error("{what} is truncated (needed {needed} bytes at offset {at}, {len} in all)")]
     Truncated {
+        /// What the data is.
         what: &'static str,
+        /// Where the value begins.
         at: usize,
+        /// Bytes the value needs.
         needed: usize,
+        /// The data's length.
         len: usize,
     },
+    /// Bytes follow the data's end.
     #[error("{what} has {bytes} trailing bytes")]
-    Trailing { what: &'static str, bytes: usize },
+    Trailing {
+        /// What the data is.
+        what: &'static str,
+        /// Bytes after its end.
+        bytes: usize,
+    },
+    /// A value is out of its range; `why` says which.
     #[error("{what}: {why}")]
-    Invalid { what: &'static str, why: String },
+    Invalid {
+        /// What the data is.
+        what: &'static str,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 impl BinError {
@@ -62,18 +87,23 @@ impl Writer {
         w.u32(version);
         w
     }
+    /// Append a byte.
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
+    /// Append a `u16`, little-endian.
     pub fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Append a `u32`, little-endian.
     pub fn u32(&mut self, v: u32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Append a `u64`, little-endian.
     pub fn u64(&mut self, v: u64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
+    /// Append an `f32`, little-endian.
     pub fn f32(&mut self, v: f32) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
@@ -101,6 +131,7 @@ impl Writer {
     pub fn len(&self) -> usize {
         self.buf.len()
     }
+    /// True when every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
@@ -165,6 +196,7 @@ impl<'a> Reader<'a> {
         BinError::Invalid { what: self.what, why }
     }
 
+    /// The next `n` bytes.
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], BinError> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
         let Some(end) = end else {
@@ -184,18 +216,23 @@ impl<'a> Reader<'a> {
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
+    /// The next byte.
     pub fn u8(&mut self) -> Result<u8, BinError> {
         Ok(self.array::<1>()?[0])
     }
+    /// The next `u16`, little-endian.
     pub fn u16(&mut self) -> Result<u16, BinError> {
         Ok(u16::from_le_bytes(self.array()?))
     }
+    /// The next `u32`, little-endian.
     pub fn u32(&mut self) -> Result<u32, BinError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
+    /// The next `u64`, little-endian.
     pub fn u64(&mut self) -> Result<u64, BinError> {
         Ok(u64::from_le_bytes(self.array()?))
     }
+    /// The next `f32`, little-endian.
     pub fn f32(&mut self) -> Result<f32, BinError> {
         Ok(f32::from_le_bytes(self.array()?))
     }

@@ -60,7 +60,7 @@ const STOP_SIGNALS: &[std::os::raw::c_int] = &[
     signal_hook::consts::SIGBREAK,
 ];
 
-/// Raise `stop` on the stop signals ([`STOP_SIGNALS`]: SIGTERM and SIGINT,
+/// Raise `stop` on the stop signals (SIGTERM and SIGINT,
 /// and Ctrl-Break on Windows). A second signal while the stop is pending
 /// ends the process at once (exit status 130), as a second Ctrl-C does in
 /// most tools.

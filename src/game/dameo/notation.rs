@@ -16,14 +16,19 @@ use crate::game::ParseMoveError;
 /// Why a setup string was refused; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
+    /// The fields do not split (see [`SetupFieldsError`]).
     #[error(transparent)]
     Fields(#[from] SetupFieldsError),
+    /// A cell that does not read.
     #[error("bad cell '{0}' (expected a cell a1..h8, K before a king, or a run along one rank like a1-h1)")]
     BadCell(String),
+    /// A cell given twice.
     #[error("cell {0} used twice")]
     DoubledCell(String),
+    /// A man on the row it would have been promoted on.
     #[error("a {0} man on {1}, its promotion row (it would be a king)")]
     ManOnLastRow(&'static str, String),
+    /// A side with more than eighteen pieces.
     #[error("{0} has {1} pieces (at most 18)")]
     TooManyPieces(&'static str, u32),
 }

@@ -5,7 +5,7 @@
 //! and the majority rule); making moves.
 
 use super::notation::{self, SetupError};
-use crate::game::interface::{GameKind, GamePosition};
+use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
 use crate::game::types::DraughtsPiece as Piece;
 use crate::game::types::{splitmix, Color};
@@ -472,7 +472,7 @@ impl GamePosition for Position {
     type Variant = ();
     type SetupError = SetupError;
 
-    const KIND: GameKind = GameKind::Dameo;
+    const ID: GameId = GameKind::Dameo.id();
     const REPETITION_DRAW: usize = 3;
 
     fn variant_code(_: ()) -> u8 {

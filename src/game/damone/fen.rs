@@ -12,16 +12,22 @@ use crate::game::types::*;
 /// Why a FEN string was rejected; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseFenError {
+    /// The fields do not split (see [`SetupFieldsError`]).
     #[error(transparent)]
     Fields(#[from] SetupFieldsError),
+    /// A square that does not read.
     #[error("bad square '{0}' (expected a1..h8)")]
     BadSquare(String),
+    /// A light square (pieces stand on dark squares only).
     #[error("light square '{0}' (pieces stand only on dark squares: file+rank odd, e.g. h1, a8)")]
     LightSquare(String),
+    /// A square given twice.
     #[error("square '{0}' used twice")]
     DoubledSquare(String),
+    /// A piece prefix other than `I`, `D` or none.
     #[error("unknown piece prefix '{0}' in '{1}' (expected I for Damone, D for Dama, none for Pedina)")]
     UnknownPrefix(String, String),
+    /// A side with more than twelve pieces.
     #[error("{0} has {1} pieces (at most 12)")]
     TooManyPieces(&'static str, u32),
 }

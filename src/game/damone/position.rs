@@ -6,7 +6,7 @@ use super::fen::ParseFenError;
 use super::notation::parse_move;
 use super::rank::{Piece, Rank};
 use super::variant::{UnknownVariant, Variant};
-use crate::game::interface::{GameKind, GamePosition};
+use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
 use crate::game::record::{EndReason, IllegalMove, Outcome};
 use crate::game::types::*;
@@ -273,7 +273,8 @@ impl Position {
             && (self.pieces(Color::White, Rank::Damone) == 0 || self.pieces(Color::Black, Rank::Damone) == 0)
     }
 
-    /// The Zobrist hash computed from scratch (tests compare it with [`Position::hash`]).
+    /// The Zobrist hash computed from scratch (tests compare it with
+    /// [`GamePosition::hash_key`]).
     pub fn compute_hash(&self) -> u64 {
         let mut h = 0;
         for c in [Color::White, Color::Black] {
@@ -429,7 +430,7 @@ impl GamePosition for Position {
     type Variant = Variant;
     type SetupError = ParseFenError;
 
-    const KIND: GameKind = GameKind::Damone;
+    const ID: GameId = GameKind::Damone.id();
     const REPETITION_DRAW: usize = 3;
 
     fn variant_code(variant: Variant) -> u8 {

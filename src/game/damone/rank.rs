@@ -34,7 +34,9 @@ impl Rank {
 /// A piece: a colour and a rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The piece's colour.
     pub color: Color,
+    /// The piece's rank: Pedina, Dama or Damone.
     pub rank: Rank,
 }
 

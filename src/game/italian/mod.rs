@@ -22,7 +22,7 @@ pub use position::{Move, Piece, Position, MAX_JUMPS};
 
 use super::interface::GamePosition;
 
-/// Perft counting capture paths: as [`crate::game::perft`], but a capture
+/// Perft counting capture paths: as [`crate::game::perft()`], but a capture
 /// that can take the same pieces along two paths counts twice, as the
 /// published Italian counts do (they differ from the move count from depth
 /// 12 of the start position on).

@@ -31,14 +31,19 @@ pub fn square_of_number(n: u32) -> Option<Square> {
 /// Why a setup string was refused; each variant names the bad field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
+    /// The fields do not split (see [`SetupFieldsError`]).
     #[error(transparent)]
     Fields(#[from] SetupFieldsError),
+    /// A square that is not a number 1 to 32 or a range of them.
     #[error("bad square '{0}' (expected a square number 1 to 32, K before a king, or a range like 21-32)")]
     BadSquare(String),
+    /// A square given twice.
     #[error("square {0} used twice")]
     DoubledSquare(u32),
+    /// A man on the row it would have been promoted on.
     #[error("a {0} man on square {1}, its promotion row (it would be a king)")]
     ManOnLastRow(&'static str, u32),
+    /// A side with more than twelve pieces.
     #[error("{0} has {1} pieces (at most 12)")]
     TooManyPieces(&'static str, u32),
 }

@@ -4,7 +4,7 @@
 //! precedence criteria; making moves.
 
 use super::notation::{self, square_number, SetupError};
-use crate::game::interface::{GameKind, GamePosition};
+use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
 use crate::game::types::{
     click_path, shift, splitmix, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE,
@@ -363,7 +363,7 @@ impl GamePosition for Position {
     type Variant = ();
     type SetupError = SetupError;
 
-    const KIND: GameKind = GameKind::Italian;
+    const ID: GameId = GameKind::Italian.id();
     const REPETITION_DRAW: usize = 3;
 
     fn variant_code(_: ()) -> u8 {
