@@ -177,7 +177,7 @@ fn fast_path_equals_burn_other_shapes() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         },
         2,
     );
@@ -191,7 +191,7 @@ fn fast_path_equals_burn_other_shapes() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         },
         3,
     );
@@ -209,7 +209,7 @@ fn fast_path_equals_burn_bilinear_head() {
             inputs: Inputs::Basic,
             aux_heads: true,
             reply_head: false,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         },
         4,
     );
@@ -223,7 +223,7 @@ fn fast_path_equals_burn_bilinear_head() {
             inputs: Inputs::Draughts,
             aux_heads: false,
             reply_head: false,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         },
         5,
     );
@@ -238,7 +238,7 @@ fn fast_path_equals_burn_on_all_64_cells() {
             policy_head: head,
             policy_planes: planes,
             inputs: Inputs::Draughts,
-            board: BoardCells::All,
+            board: BoardCells::ALL,
             ..ModelConfig::default()
         };
         check_game(model, seed, <dameo::Position as GamePosition>::start(()));

@@ -75,13 +75,13 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
             inputs: Inputs::Draughts,
             aux_heads: true,
             reply_head: true,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         },
         ModelConfig::default(),
         // Dameo's board of 64 cells (on Damone positions: only the
         // arithmetic is compared).
         ModelConfig {
-            board: BoardCells::All,
+            board: BoardCells::ALL,
             ..ModelConfig::default()
         },
     ]

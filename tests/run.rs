@@ -326,11 +326,11 @@ fn a_dameo_run_trains_the_network_of_its_board() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = tiny(&dir, 2);
     cfg.game = GameKind::Dameo.id();
-    assert_eq!(cfg.model.board, damone::net::BoardCells::Dark);
+    assert_eq!(cfg.model.board, damone::net::BoardCells::DARK);
     let run = Run::<dameo::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
     let ck = Checkpoint::open(&run.dir().join("iter_0002")).unwrap();
     assert_eq!(ck.config.game, GameKind::Dameo);
-    assert_eq!(ck.config.model.board, damone::net::BoardCells::All);
+    assert_eq!(ck.config.model.board, damone::net::BoardCells::ALL);
     drop(run);
     let _ = std::fs::remove_dir_all(&dir);
 }

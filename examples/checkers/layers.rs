@@ -11,17 +11,17 @@ use damone::game::types::{squares, Color, Square};
 use damone::game::{Baseline, Board, BoardCells, GamePosition, TableGame};
 
 impl Board for Position {
-    const CELLS: BoardCells = BoardCells::Dark;
+    const CELLS: BoardCells = BoardCells::DARK;
     const PIECES_PER_SIDE: f32 = 12.0;
     /// Men move forward only, which the reflection turns sideways.
     const REFLECTION_SYMMETRIC: bool = false;
-    fn kind_cells(&self, c: Color) -> [u64; 3] {
+    fn kind_cells(&self, c: Color) -> [u128; 3] {
         [dark_to_cells(self.men(c)), dark_to_cells(self.kings(c)), 0]
     }
     fn with_side_to_move(&self, c: Color) -> Position {
         self.with_side(c)
     }
-    fn move_cells(m: &Move) -> (usize, usize, u64) {
+    fn move_cells(m: &Move) -> (usize, usize, u128) {
         (cell(m.from()), cell(m.to()), dark_to_cells(m.captured()))
     }
 }

@@ -175,6 +175,8 @@ class SearchResult:
 
     moves: list[str]
     actions: list[int]
+    num_actions: int
+    """The number of actions on the game's board (the length of `policy_array()`)."""
     visits: list[int]
     priors: list[float]
     q: list[Optional[float]]

@@ -5,7 +5,7 @@ use crate::{err, game_kind, inputs_named};
 use damone::cluster::Shard;
 use damone::data::{ReplayWindow, Sample};
 use damone::game::{GameKind, GamePosition};
-use damone::net::{Board, Inputs, Observation, POLICY_SIZE};
+use damone::net::{Board, Inputs, Observation};
 use damone::run::Checkpoint;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -18,7 +18,7 @@ struct Read<P: GamePosition> {
     pdn: Option<String>,
 }
 
-fn parse<P: GamePosition>(bytes: &[u8], what: &str) -> Result<Read<P>, String> {
+fn parse<P: Board>(bytes: &[u8], what: &str) -> Result<Read<P>, String> {
     if bytes.starts_with(b"DMNSHARD") {
         let shard = Shard::<P>::from_bytes(bytes).map_err(|e| format!("{what}: {e}"))?;
         return Ok(Read {
@@ -47,17 +47,18 @@ fn bytes_of(path: &Path) -> Result<(Vec<u8>, Option<GameKind>), String> {
 
 fn arrays<'py, P: Board>(py: Python<'py>, read: Read<P>, inputs: Inputs) -> PyResult<Bound<'py, PyDict>> {
     let n = read.samples.len();
-    let k = inputs.planes() * 64;
+    let board = P::CELLS;
+    let (k, moves) = (inputs.planes() * board.area(), board.policy_size());
     let mut planes = vec![0.0f32; n * k];
-    let mut policy = vec![0.0f32; n * POLICY_SIZE];
-    let mut mask = vec![false; n * POLICY_SIZE];
+    let mut policy = vec![0.0f32; n * moves];
+    let mut mask = vec![false; n * moves];
     let (mut z, mut q) = (Vec::with_capacity(3 * n), Vec::with_capacity(3 * n));
     for (i, s) in read.samples.iter().enumerate() {
         Observation::new(&s.pos, s.repeated, s.no_progress, inputs)
             .write_planes(inputs, &mut planes[i * k..(i + 1) * k]);
         for &(a, p) in &s.policy {
-            policy[i * POLICY_SIZE + a as usize] = p;
-            mask[i * POLICY_SIZE + a as usize] = true;
+            policy[i * moves + a as usize] = p;
+            mask[i * moves + a as usize] = true;
         }
         z.extend(s.z.to_array());
         q.extend(s.q.to_array());
@@ -66,16 +67,10 @@ fn arrays<'py, P: Board>(py: Python<'py>, read: Read<P>, inputs: Inputs) -> PyRe
     d.set_item("game", P::ID.name())?;
     d.set_item(
         "observations",
-        PyArray1::from_vec(py, planes).reshape([n, inputs.planes(), 8, 8])?,
+        PyArray1::from_vec(py, planes).reshape([n, inputs.planes(), board.rows(), board.cols()])?,
     )?;
-    d.set_item(
-        "policy",
-        PyArray1::from_vec(py, policy).reshape([n, POLICY_SIZE])?,
-    )?;
-    d.set_item(
-        "action_mask",
-        PyArray1::from_vec(py, mask).reshape([n, POLICY_SIZE])?,
-    )?;
+    d.set_item("policy", PyArray1::from_vec(py, policy).reshape([n, moves])?)?;
+    d.set_item("action_mask", PyArray1::from_vec(py, mask).reshape([n, moves])?)?;
     d.set_item("z", PyArray1::from_vec(py, z).reshape([n, 3])?)?;
     d.set_item("q", PyArray1::from_vec(py, q).reshape([n, 3])?)?;
     let setups: Vec<String> = read.samples.iter().map(|s| s.pos.to_setup()).collect();

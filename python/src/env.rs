@@ -4,7 +4,7 @@
 use crate::game::{AnyEnv, PyGame, Wrap};
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
-use damone::net::POLICY_SIZE;
+use damone::net::Board;
 use damone::selfplay::{BatchEnv, BatchOptions, BatchOutputs};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -38,10 +38,12 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(py: Python<'_>, n: usize, planes: usize) -> Buffers {
+    /// The arrays of `n` games of `P` with `planes` input planes.
+    fn new<P: Board>(py: Python<'_>, n: usize, planes: usize) -> Buffers {
+        let board = P::CELLS;
         Buffers {
-            observations: PyArray4::zeros(py, [n, planes, 8, 8], false).unbind(),
-            action_mask: PyArray2::zeros(py, [n, POLICY_SIZE], false).unbind(),
+            observations: PyArray4::zeros(py, [n, planes, board.rows(), board.cols()], false).unbind(),
+            action_mask: PyArray2::zeros(py, [n, board.policy_size()], false).unbind(),
             rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
             terminated: PyArray1::zeros(py, n, false).unbind(),
             truncated: PyArray1::zeros(py, n, false).unbind(),
@@ -110,7 +112,7 @@ impl PyVecEnv {
             damone::with_game!(kind, P => P::wrap_env(make_env::<P>(num_envs, setup, variant, opts, seed)?));
         let mut this = PyVecEnv {
             env,
-            buffers: Buffers::new(py, num_envs, opts.inputs.planes()),
+            buffers: damone::with_game!(kind, P => Buffers::new::<P>(py, num_envs, opts.inputs.planes())),
             game: kind.name(),
         };
         this.reset_all(py, None)?;
@@ -127,15 +129,15 @@ impl PyVecEnv {
     fn game(&self) -> &'static str {
         self.game
     }
-    /// Shape of one observation: (planes, 8, 8).
+    /// Shape of one observation: (planes, rows, cols) of the game's board.
     #[getter]
     fn observation_shape(&self) -> (usize, usize, usize) {
-        (each_env!(&self.env, e => e.options().inputs.planes()), 8, 8)
+        each_env!(&self.env, e => board_shape(e))
     }
-    /// Number of actions (the policy index's size).
+    /// Number of actions (the policy index's size on the game's board).
     #[getter]
     fn num_actions(&self) -> usize {
-        POLICY_SIZE
+        each_env!(&self.env, e => e.action_count())
     }
     /// Legal-action flags, `num_envs x num_actions` (the environment's array).
     #[getter]
@@ -299,4 +301,9 @@ impl PyVecEnv {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVecEnv>()?;
     Ok(())
+}
+
+/// (planes, rows, cols) of an environment's observations.
+fn board_shape<P: Board>(env: &damone::selfplay::BatchEnv<P>) -> (usize, usize, usize) {
+    (env.options().inputs.planes(), P::CELLS.rows(), P::CELLS.cols())
 }

@@ -5,7 +5,7 @@
 use crate::{draw_rules, err, game_kind, inputs_named};
 use damone::game::interface::setup_or_start;
 use damone::game::{Color, DrawRules, Game, GameKind, GamePosition, Outcome};
-use damone::net::{policy_indices, Board, Observation, POLICY_SIZE};
+use damone::net::{policy_indices, Board, Observation};
 use damone::selfplay::BatchEnv;
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
@@ -147,10 +147,15 @@ fn move_of_action<P: Board>(game: &Game<P>, action: i64) -> PyResult<P::Move> {
         })
 }
 
+/// The board of a game's type.
+pub fn board_of<P: Board>(_: &Game<P>) -> damone::net::BoardCells {
+    P::CELLS
+}
+
 /// The input planes of `game` as `viewer` sees it (the side to move when
-/// None), `planes x 8 x 8`.
+/// None), `planes x rows x cols`.
 pub fn planes_of<P: Board>(game: &Game<P>, inputs: damone::net::Inputs, viewer: Option<Color>) -> Vec<f32> {
-    let mut out = vec![0.0; inputs.planes() * 64];
+    let mut out = vec![0.0; inputs.planes() * P::CELLS.area()];
     let pos = game.position();
     let observation = match viewer {
         Some(c) if c != pos.side_to_move() => {
@@ -280,9 +285,10 @@ impl PyGame {
         actions.retain(|a| seen.insert(*a));
         actions
     }
-    /// A boolean array of `POLICY_SIZE` flags, true at the legal actions.
+    /// A boolean array of the board's policy-size flags, true at the
+    /// legal actions.
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        let mut mask = vec![false; POLICY_SIZE];
+        let mut mask = vec![false; each_game!(&self.inner, g => board_of(g).policy_size())];
         for a in self.legal_actions() {
             mask[a as usize] = true;
         }
@@ -357,7 +363,8 @@ impl PyGame {
             Some(p) => return Err(err(format!("player {p}: 0 (White) or 1 (Black)"))),
         };
         let planes = each_game!(&self.inner, g => planes_of(g, inputs, viewer));
-        PyArray1::from_vec(py, planes).reshape([inputs.planes(), 8, 8])
+        let board = each_game!(&self.inner, g => board_of(g));
+        PyArray1::from_vec(py, planes).reshape([inputs.planes(), board.rows(), board.cols()])
     }
 
     /// Leaf nodes of the legal-move tree to `depth` plies from the current

@@ -8,14 +8,15 @@ use damone::game::Game;
 use damone::mcts::{
     search as run_search, EvalRequest, Evaluation, Evaluator, SearchAlgorithm, SearchParams, Tree, Wdl,
 };
-use damone::net::{policy_indices, Board, Inputs, NetEvaluator, Observation, POLICY_SIZE};
+use damone::net::{policy_indices, Board, Inputs, NetEvaluator, Observation};
 use damone::util::rng_stream;
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// An evaluator that calls Python: `f(observations, action_mask)` with
-/// float32 `B x planes x 8 x 8` and bool `B x POLICY_SIZE` arrays, returning
-/// `(policy_logits, values)`: logits `B x POLICY_SIZE`, values `B` in
+/// float32 `B x planes x rows x cols` and bool `B x num_actions` arrays
+/// (the game's board), returning `(policy_logits, values)`: logits `B x
+/// num_actions`, values `B` in
 /// [-1, 1] or `B x 3` win/draw/loss probabilities, for the side to move.
 struct CallableEvaluator {
     f: Py<PyAny>,
@@ -69,22 +70,28 @@ fn floats(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f32>, Vec<usize
 
 impl CallableEvaluator {
     fn call<P: Board>(&self, batch: &[EvalRequest<'_, P>]) -> PyResult<Vec<Evaluation>> {
-        let (n, k) = (batch.len(), self.inputs.planes() * 64);
+        let board = P::CELLS;
+        let (n, k, moves) = (
+            batch.len(),
+            self.inputs.planes() * board.area(),
+            board.policy_size(),
+        );
         let mut planes = vec![0.0f32; n * k];
-        let mut masks = vec![false; n * POLICY_SIZE];
+        let mut masks = vec![false; n * moves];
         let mut indices = Vec::with_capacity(n);
         for (i, r) in batch.iter().enumerate() {
             Observation::of_game(r.game, self.inputs)
                 .write_planes(self.inputs, &mut planes[i * k..(i + 1) * k]);
             let idx = policy_indices(r.game.position(), r.moves);
             for &a in &idx {
-                masks[i * POLICY_SIZE + a as usize] = true;
+                masks[i * moves + a as usize] = true;
             }
             indices.push(idx);
         }
         Python::attach(|py| {
-            let obs = PyArray1::from_vec(py, planes).reshape([n, self.inputs.planes(), 8, 8])?;
-            let mask = PyArray1::from_vec(py, masks).reshape([n, POLICY_SIZE])?;
+            let shape = [n, self.inputs.planes(), board.rows(), board.cols()];
+            let obs = PyArray1::from_vec(py, planes).reshape(shape)?;
+            let mask = PyArray1::from_vec(py, masks).reshape([n, moves])?;
             let out = self.f.bind(py).call1((obs, mask))?;
             let (logits, values): (Bound<'_, PyAny>, Bound<'_, PyAny>) = out
                 .extract()
@@ -92,20 +99,16 @@ impl CallableEvaluator {
             let (logits, lshape) = floats(py, &logits)?;
             let (values, vshape) = floats(py, &values)?;
             let columns = if vshape.len() == 2 { vshape[1] } else { 1 };
-            if lshape != [n, POLICY_SIZE]
-                || vshape[0] != n
-                || !(columns == 1 || columns == 3)
-                || vshape.len() > 2
-            {
+            if lshape != [n, moves] || vshape[0] != n || !(columns == 1 || columns == 3) || vshape.len() > 2 {
                 return Err(err(format!(
-                    "the evaluator returned logits of shape {lshape:?} and values of shape {vshape:?}; expected ({n}, {POLICY_SIZE}) and ({n},) or ({n}, 3)"
+                    "the evaluator returned logits of shape {lshape:?} and values of shape {vshape:?}; expected ({n}, {moves}) and ({n},) or ({n}, 3)"
                 )));
             }
             Ok(indices
                 .iter()
                 .enumerate()
                 .map(|(i, idx)| Evaluation {
-                    priors: priors_at(&logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE], idx),
+                    priors: priors_at(&logits[i * moves..(i + 1) * moves], idx),
                     wdl: wdl_of(&values, i, columns),
                     material: 0.0,
                 })
@@ -134,6 +137,8 @@ pub struct PySearchResult {
     pub moves: Vec<String>,
     /// Their network actions (policy indices).
     pub actions: Vec<u16>,
+    /// The number of actions on the game's board.
+    pub num_actions: usize,
     /// Visits of each move.
     pub visits: Vec<u32>,
     /// The evaluator's prior of each move.
@@ -152,9 +157,10 @@ pub struct PySearchResult {
 
 #[pymethods]
 impl PySearchResult {
-    /// The policy target as a `POLICY_SIZE` float32 array (zero off the legal actions).
+    /// The policy target as a float32 array of the board's actions (zero
+    /// off the legal actions).
     fn policy_array<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
-        let mut out = vec![0.0f32; POLICY_SIZE];
+        let mut out = vec![0.0f32; self.num_actions];
         for (&a, &p) in self.actions.iter().zip(&self.policy) {
             out[a as usize] = p;
         }
@@ -184,6 +190,7 @@ pub fn report<P: Wrap>(
     Ok(PySearchResult {
         moves: r.moves.iter().map(|m| pos.move_text(m)).collect(),
         actions: policy_indices(pos, &r.moves),
+        num_actions: P::CELLS.policy_size(),
         visits: r.visits,
         priors: r.priors,
         q: r.q,

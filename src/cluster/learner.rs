@@ -504,9 +504,9 @@ impl<P: RunGame> Learner<P> {
         for (key, s) in pending {
             self.state.games += s.games as u64;
             new_samples += s.samples.len();
-            let made = self.window.total_added + s.samples.len() as u64;
-            self.window.set_capacity(self.cfg.train.window_for(made));
-            self.window.extend(s.samples);
+            let train = &self.cfg.train;
+            self.window
+                .extend_growing(s.samples, |made| train.window_for(made));
             on(&LearnerEvent::Shard {
                 key: key.clone(),
                 taken: Taken::Used,

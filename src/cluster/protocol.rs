@@ -13,9 +13,9 @@
 //! ```
 //!
 //! A shard (`b"DMNSHARD"`, version 3, little-endian, through
-//! [`crate::util::bin`]): `u32` input-encoding version, `u64` model
+//! the binary reader and writer (`util::bin`)): `u32` input-encoding version, `u64` model
 //! version, `str16` actor name, `u32` games, `u64` plies, `u64` sample
-//! count and the samples ([`crate::data::write_sample`]), `blob64` PDN
+//! count and the samples (as `data::write_sample` writes them), `blob64` PDN
 //! text of the games, then 32 bytes: the SHA-256 of everything before.
 //! Versions 1 (samples without the surprise, the auxiliary targets and the
 //! reply) and 2 (without the reply) are still read.
@@ -207,7 +207,9 @@ impl<P: GamePosition> Shard<P> {
         w.blob64(self.pdn.as_bytes());
         seal(w)
     }
+}
 
+impl<P: crate::net::Board> Shard<P> {
     /// Read a shard's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Shard<P>, BinError> {
         let body = unseal(bytes, "game shard")?;

@@ -3,10 +3,10 @@
 //!
 //! ## File format (`replay.bin`), version 4, little-endian
 //!
-//! Written with [`crate::util::bin`]: `b"DMNREPLY"`, `u32` format version,
+//! Written with the binary reader and writer (`util::bin`): `b"DMNREPLY"`, `u32` format version,
 //! `u32` input-encoding version ([`ENCODING_VERSION`]), `u64` capacity,
 //! `u64` samples ever added, `u64` sample count, then the samples
-//! ([`write_sample`]): `u16` FEN length and the FEN, `u8` variant (0
+//! (`write_sample`): `u16` FEN length and the FEN, `u8` variant (0
 //! standard, 1 damone-hunt, 2 three-damas), `u8` repeated flag, `f32`
 //! no-progress fraction, `u16` policy entries and per entry a `u16`
 //! network policy index and an `f32` probability, then the outcome WDL and
@@ -17,7 +17,7 @@
 //!
 //! Version 3 is version 4 without the reply; version 2 is version 3
 //! without the surprise and the auxiliary targets. Both are read, their
-//! samples without the fields they lack ([`SampleLayout`]).
+//! samples without the fields they lack (`SampleLayout`).
 //! Version 1 stored the policy in the order of legal-move generation; it is
 //! refused by name.
 
@@ -38,7 +38,7 @@ pub const REPLAY_VERSION: u32 = 4;
 /// windows, shards, games in flight) gained fields over their versions,
 /// and each maps its version to one of these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SampleLayout {
+pub(crate) enum SampleLayout {
     /// Neither the surprise nor the auxiliary targets nor the reply.
     Plain,
     /// The surprise and the auxiliary targets, no reply.
@@ -125,7 +125,7 @@ pub enum ReplayError {
 }
 
 /// Append one sample (the layout in the module docs).
-pub fn write_sample<P: GamePosition>(w: &mut Writer, s: &Sample<P>) {
+pub(crate) fn write_sample<P: GamePosition>(w: &mut Writer, s: &Sample<P>) {
     w.str16(&s.pos.to_setup());
     w.u8(P::variant_code(s.pos.variant()));
     w.u8(s.repeated as u8);
@@ -158,7 +158,11 @@ pub fn write_sample<P: GamePosition>(w: &mut Writer, s: &Sample<P>) {
 
 /// Read one sample written by [`write_sample`] in a format whose samples
 /// have the fields of `layout`.
-pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) -> Result<Sample<P>, BinError> {
+pub(crate) fn read_sample<P: crate::net::Board>(
+    r: &mut Reader<'_>,
+    layout: SampleLayout,
+) -> Result<Sample<P>, BinError> {
+    let moves = P::CELLS.policy_size();
     let with_aux = layout >= SampleLayout::Aux;
     let fen = r.str16()?;
     let code = r.u8()?;
@@ -170,7 +174,7 @@ pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) ->
     let mut policy = Vec::with_capacity(m);
     for _ in 0..m {
         let i = r.u16()?;
-        if i as usize >= crate::net::POLICY_SIZE {
+        if i as usize >= moves {
             return Err(r.invalid(format!("policy index {i} out of range")));
         }
         policy.push((i, r.f32()?));
@@ -195,7 +199,7 @@ pub fn read_sample<P: GamePosition>(r: &mut Reader<'_>, layout: SampleLayout) ->
         0 => None,
         1 => {
             let i = r.u16()?;
-            if i as usize >= crate::net::POLICY_SIZE {
+            if i as usize >= moves {
                 return Err(r.invalid(format!("reply policy index {i} out of range")));
             }
             Some(i)
@@ -307,6 +311,13 @@ impl<P: GamePosition> ReplayWindow<P> {
             }
         }
     }
+    /// Add a run's new samples to a window that grows with the run: first
+    /// resized to `capacity_for(samples made so far, these included)`
+    /// (`TrainParams::window_for`), then extended.
+    pub fn extend_growing(&mut self, new: Vec<Sample<P>>, capacity_for: impl Fn(u64) -> usize) {
+        self.set_capacity(capacity_for(self.total_added + new.len() as u64));
+        self.extend(new);
+    }
     /// A uniform random batch (with replacement).
     pub fn batch<'a>(&'a self, n: usize, rng: &mut Rng) -> Vec<&'a Sample<P>> {
         (0..n)
@@ -354,7 +365,9 @@ impl<P: GamePosition> ReplayWindow<P> {
         }
         w.finish()
     }
+}
 
+impl<P: crate::net::Board> ReplayWindow<P> {
     /// Read a window written by [`ReplayWindow::to_bytes`].
     pub fn from_bytes(data: &[u8]) -> Result<ReplayWindow<P>, ReplayError> {
         let mut r = Reader::new(data, "replay file");

@@ -1,7 +1,8 @@
-//! The 8x8 grid as cells (bit `rank * 8 + file` of a `u64`): what the
-//! network's encoding and the learned evaluation read of every game
-//! ([`Board`]), whichever cells its pieces stand on ([`BoardCells`]: the
-//! 32 dark squares or all 64).
+//! A game's board as cells (bit `rank * cols + file` of a `u128`, at most
+//! 128 cells): what the network's encoding and the learned evaluation read
+//! of every game ([`Board`]), its shape and the cells its pieces stand on
+//! ([`BoardCells`]: the 8x8 board's 32 dark squares or all 64, or any other
+//! board). The shipped games play on 8x8 boards.
 
 use super::interface::GamePosition;
 use super::types::{Bitboard, Color, Square};
@@ -22,106 +23,333 @@ pub fn cells(mut b: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The cells a game's pieces stand on, which the network's policy index
-/// numbers (`model.board`, set from the game: a network is built for one
-/// of them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BoardCells {
-    /// The 32 dark squares (Damone, Italian draughts): 4 slots.
-    #[default]
-    Dark,
-    /// All 64 cells (Dameo): 1 slot.
-    All,
+/// The cells of a board of up to 128 cells (bit `rank * cols + file`),
+/// lowest first.
+#[inline]
+pub fn cells128(mut b: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (b != 0).then(|| {
+            let i = b.trailing_zeros() as usize;
+            b &= b - 1;
+            i
+        })
+    })
 }
 
-/// Every cell of the 8x8 grid, in order.
-const ALL_CELLS: [usize; 64] = {
-    let mut t = [0usize; 64];
-    let mut i = 0;
-    while i < 64 {
-        t[i] = i;
-        i += 1;
-    }
-    t
-};
+/// A game's board as the network sees it: its rows and columns (at most
+/// 128 cells in all), the cells pieces stand on (bit `rank * cols + file`
+/// of a mask), and the slots its policy index gives moves that share a
+/// start and an end. A network is built for one board (`model.board`,
+/// set from the game); the policy index numbers the playing cells.
+///
+/// In configs and files a board is a name: `dark` and `all` for the two
+/// 8x8 boards of the shipped games, `RxC` (every cell), `RxC-dark` (the
+/// cells whose rank and file sum to an odd number, as the 8x8 `dark`
+/// board: h1 is playable), `RxC-light` (the even ones: a1 is playable) or
+/// `RxC-x<hex mask>`, with `:<slots>` after it where the slots are not
+/// the default ([`BoardCells::default_slots`]).
+///
+/// ```
+/// use damone::game::BoardCells;
+/// let ten = BoardCells::light(10, 10);
+/// assert_eq!((ten.count(), ten.policy_size()), (50, 2500));
+/// assert_eq!(ten.name(), "10x10-light");
+/// assert_eq!(BoardCells::parse("10x10-light").unwrap(), ten);
+/// assert_eq!(BoardCells::DARK.policy_size(), 4096);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BoardCells {
+    rows: u8,
+    cols: u8,
+    mask: u128,
+    slots: u8,
+}
 
-/// The dark-square index of each cell (32 on a light cell).
-const CELL_TO_DARK: [u8; 64] = {
-    let mut t = [32u8; 64];
-    let mut i = 0;
-    while i < 32 {
-        t[DARK_CELLS[i]] = i as u8;
-        i += 1;
+impl Default for BoardCells {
+    /// The 32 dark squares of the 8x8 board.
+    fn default() -> BoardCells {
+        BoardCells::DARK
     }
-    t
-};
+}
+
+/// The mask of the cells of a `rows` x `cols` board whose rank and file
+/// sum to `parity` modulo 2 (both parities: every cell).
+const fn parity_mask(rows: u8, cols: u8, parity: Option<u8>) -> u128 {
+    let mut m = 0u128;
+    let mut rank = 0;
+    while rank < rows {
+        let mut file = 0;
+        while file < cols {
+            let on = match parity {
+                Some(p) => (rank + file) % 2 == p,
+                None => true,
+            };
+            if on {
+                m |= 1 << (rank as u32 * cols as u32 + file as u32);
+            }
+            file += 1;
+        }
+        rank += 1;
+    }
+    m
+}
 
 impl BoardCells {
-    /// The playing cells (row-major on the 8x8 grid), by number.
-    pub fn cells(self) -> &'static [usize] {
-        match self {
-            BoardCells::Dark => &DARK_CELLS,
-            BoardCells::All => &ALL_CELLS,
+    /// The 32 dark squares of the 8x8 board (Damone, Italian draughts):
+    /// 4 slots, 4,096 policy logits.
+    pub const DARK: BoardCells = BoardCells::dark(8, 8);
+    /// All 64 cells of the 8x8 board (Dameo): 1 slot, 4,096 logits.
+    pub const ALL: BoardCells = BoardCells::all(8, 8);
+
+    /// The cells of `mask` on a `rows` x `cols` board, with the default
+    /// slots. Panics (at compile time for a game's constant) on a board of
+    /// more than 128 cells, or a mask with no cell or with cells off it.
+    pub const fn new(rows: u8, cols: u8, mask: u128) -> BoardCells {
+        let area = rows as u32 * cols as u32;
+        assert!(rows > 0 && cols > 0 && area <= 128, "a board has 1 to 128 cells");
+        assert!(mask != 0, "a board has playing cells");
+        assert!(
+            area == 128 || mask >> area == 0,
+            "the playing cells lie on the board"
+        );
+        let n = mask.count_ones() as usize;
+        let slots = BoardCells::default_slots(n);
+        BoardCells {
+            rows,
+            cols,
+            mask,
+            slots: slots as u8,
         }
+    }
+
+    /// The cells whose rank and file sum to an odd number (h1 playable,
+    /// as on the 8x8 `dark` board).
+    pub const fn dark(rows: u8, cols: u8) -> BoardCells {
+        BoardCells::new(rows, cols, parity_mask(rows, cols, Some(1)))
+    }
+
+    /// The cells whose rank and file sum to an even number (a1 playable,
+    /// as in international draughts).
+    pub const fn light(rows: u8, cols: u8) -> BoardCells {
+        BoardCells::new(rows, cols, parity_mask(rows, cols, Some(0)))
+    }
+
+    /// Every cell of a `rows` x `cols` board.
+    pub const fn all(rows: u8, cols: u8) -> BoardCells {
+        BoardCells::new(rows, cols, parity_mask(rows, cols, None))
+    }
+
+    /// The same cells with `slots` policy slots per start and end (1 to
+    /// 16, at most 65,536 logits in all: indices are `u16`): more slots
+    /// tell apart more captures that share start and end.
+    pub const fn with_slots(self, slots: usize) -> BoardCells {
+        assert!(slots >= 1 && slots <= 16, "1 to 16 slots");
+        assert!(slots * self.pairs() <= 65536, "at most 65,536 policy logits");
+        BoardCells {
+            slots: slots as u8,
+            ..self
+        }
+    }
+
+    /// The slots of a board of `n` playing cells unless it says otherwise:
+    /// as many as fit in 4,096 logits, at least 1 (4 on the 32 dark
+    /// squares, 1 on 64 cells or more).
+    pub const fn default_slots(n: usize) -> usize {
+        let pairs = n * n;
+        if pairs >= 4096 {
+            1
+        } else {
+            let s = 4096 / pairs;
+            if s > 16 {
+                16
+            } else {
+                s
+            }
+        }
+    }
+
+    /// Rows (ranks).
+    pub const fn rows(self) -> usize {
+        self.rows as usize
+    }
+    /// Columns (files).
+    pub const fn cols(self) -> usize {
+        self.cols as usize
+    }
+    /// Cells of the board, playing or not: the size of one input plane.
+    pub const fn area(self) -> usize {
+        self.rows as usize * self.cols as usize
+    }
+    /// True for the 8x8 boards the fast inference path and the
+    /// hand-written training step are written for.
+    pub const fn is_8x8(self) -> bool {
+        self.rows == 8 && self.cols == 8
+    }
+    /// The playing cells as a mask (bit `rank * cols + file`).
+    pub const fn mask(self) -> u128 {
+        self.mask
+    }
+    /// The playing cells, lowest first.
+    pub fn cells(self) -> impl Iterator<Item = usize> {
+        cells128(self.mask)
     }
     /// The number of playing cells, `n`.
-    pub fn count(self) -> usize {
-        self.cells().len()
+    pub const fn count(self) -> usize {
+        self.mask.count_ones() as usize
     }
     /// Start and end pairs, `n * n`: the size of one slot.
-    pub fn pairs(self) -> usize {
+    pub const fn pairs(self) -> usize {
         self.count() * self.count()
     }
-    /// How many times the `n * n` start and end pairs fit in the 64 x 64
-    /// pairs of the whole grid: the slots the network's policy index gives
-    /// moves that share start and end.
-    pub fn slots(self) -> usize {
-        CELL_PAIRS / self.pairs()
+    /// The slots the policy index gives moves that share start and end.
+    pub const fn slots(self) -> usize {
+        self.slots as usize
     }
-    /// A playing cell's number (0..n).
+    /// The network's policy logits: `slots * n * n`.
+    pub const fn policy_size(self) -> usize {
+        self.slots() * self.pairs()
+    }
+    /// A playing cell's number (0..n): the playing cells below it.
     #[inline]
     pub fn number(self, cell: usize) -> usize {
-        match self {
-            BoardCells::Dark => CELL_TO_DARK[cell] as usize,
-            BoardCells::All => cell,
+        (self.mask & ((1u128 << cell) - 1)).count_ones() as usize
+    }
+    /// Cells turned by 180 degrees: cell `i` to `area - 1 - i` (the board
+    /// seen from the other side).
+    #[inline]
+    pub fn turn(self, b: u128) -> u128 {
+        b.reverse_bits() >> (128 - self.area())
+    }
+    /// Cells reflected in the long diagonal from the last file's first
+    /// rank (h1-a8 on 8x8): (file, rank) to (cols - 1 - rank, rows - 1 -
+    /// file); square boards only.
+    pub fn reflect(self, b: u128) -> u128 {
+        debug_assert_eq!(self.rows, self.cols, "only a square board reflects");
+        let n = self.cols();
+        cells128(b).fold(0, |acc, c| {
+            let (rank, file) = (c / n, c % n);
+            acc | 1 << ((n - 1 - rank) + n * (n - 1 - file))
+        })
+    }
+
+    /// The name configs and files use (see the type's docs).
+    pub fn name(self) -> String {
+        if self == BoardCells::DARK {
+            return "dark".into();
         }
+        if self == BoardCells::ALL {
+            return "all".into();
+        }
+        let (r, c) = (self.rows, self.cols);
+        let cells = if self.mask == parity_mask(r, c, None) {
+            String::new()
+        } else if self.mask == parity_mask(r, c, Some(1)) {
+            "-dark".into()
+        } else if self.mask == parity_mask(r, c, Some(0)) {
+            "-light".into()
+        } else {
+            format!("-x{:x}", self.mask)
+        };
+        let slots = if self.slots() == BoardCells::default_slots(self.count()) {
+            String::new()
+        } else {
+            format!(":{}", self.slots)
+        };
+        format!("{r}x{c}{cells}{slots}")
     }
-    /// The playing cells as a 64-cell board.
-    pub fn mask(self) -> u64 {
-        self.cells().iter().fold(0, |m, &c| m | 1 << c)
-    }
-    /// The name used in configuration files.
-    pub fn name(self) -> &'static str {
-        match self {
-            BoardCells::Dark => "dark",
-            BoardCells::All => "all",
+
+    /// The board a name gives; the error says what a name looks like.
+    pub fn parse(text: &str) -> Result<BoardCells, String> {
+        let bad = || {
+            format!(
+                "bad board '{}' (expected dark, all, or RxC with -dark, -light or -x<hex mask> and :<slots>, e.g. 10x10-light)",
+                crate::util::clip(text, 40)
+            )
+        };
+        let text = text.trim();
+        match text {
+            "dark" => return Ok(BoardCells::DARK),
+            "all" => return Ok(BoardCells::ALL),
+            _ => {}
+        }
+        let (shape, slots) = match text.split_once(':') {
+            Some((shape, slots)) => (shape, Some(slots.parse::<usize>().map_err(|_| bad())?)),
+            None => (text, None),
+        };
+        let (size, cells) = match shape.split_once('-') {
+            Some((size, cells)) => (size, Some(cells)),
+            None => (shape, None),
+        };
+        let (r, c) = size.split_once('x').ok_or_else(bad)?;
+        let (r, c) = (
+            r.parse::<u8>().map_err(|_| bad())?,
+            c.parse::<u8>().map_err(|_| bad())?,
+        );
+        if r == 0 || c == 0 || r as u32 * c as u32 > 128 {
+            return Err(format!("board '{text}': a board has 1 to 128 cells"));
+        }
+        let mask = match cells {
+            None => parity_mask(r, c, None),
+            Some("dark") => parity_mask(r, c, Some(1)),
+            Some("light") => parity_mask(r, c, Some(0)),
+            Some(hex) => {
+                u128::from_str_radix(hex.strip_prefix('x').ok_or_else(bad)?, 16).map_err(|_| bad())?
+            }
+        };
+        let area = r as u32 * c as u32;
+        if mask == 0 || (area < 128 && mask >> area != 0) {
+            return Err(format!(
+                "board '{text}': its playing cells must be cells of the board, at least one"
+            ));
+        }
+        let board = BoardCells::new(r, c, mask);
+        match slots {
+            Some(s) if !(1..=16).contains(&s) => Err(format!("board '{text}': 1 to 16 slots")),
+            Some(s) if s * board.pairs() > 65536 => {
+                Err(format!("board '{text}': at most 65,536 policy logits"))
+            }
+            Some(s) => Ok(board.with_slots(s)),
+            None => Ok(board),
         }
     }
 }
 
-/// What the encoding needs of a game: its playing cells, its pieces by
-/// kind and its moves as start, end and captured set, all as cells of the
-/// 8x8 grid (bit `rank * 8 + file`).
+impl Serialize for BoardCells {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for BoardCells {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BoardCells, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        BoardCells::parse(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What the encoding needs of a game: its board ([`BoardCells`]: rows,
+/// columns, playing cells, policy slots), its pieces by kind and its moves
+/// as start, end and captured set, all as cells of its board (bit `rank *
+/// cols + file` of a `u128`).
 pub trait Board: GamePosition {
-    /// The cells pieces stand on.
+    /// The board: its shape and the cells pieces stand on.
     const CELLS: BoardCells;
     /// A side's pieces at the start: the material planes and the material
     /// target count pieces in these units.
     const PIECES_PER_SIDE: f32;
-    /// True when the reflection in the h1-a8 diagonal maps every legal
-    /// move to a legal move (Damone); training then augments with it.
-    /// Italian and Dameo men move forward only, which the reflection turns
-    /// sideways.
+    /// True when the reflection in the long diagonal ([`BoardCells::reflect`],
+    /// square boards) maps every legal move to a legal move (Damone);
+    /// training then augments with it. Italian and Dameo men move forward
+    /// only, which the reflection turns sideways.
     const REFLECTION_SYMMETRIC: bool;
     /// `c`'s pieces by kind, lowest first, at most three (Damone: Pedine,
     /// Damas, Damones; Italian and Dameo: men, kings and an empty board).
-    fn kind_cells(&self, c: Color) -> [u64; 3];
+    fn kind_cells(&self, c: Color) -> [u128; 3];
     /// The same pieces with `c` to move (the threat planes ask what the
     /// opponent could take).
     fn with_side_to_move(&self, c: Color) -> Self;
     /// A move's start cell, end cell and captured cells.
-    fn move_cells(m: &Self::Move) -> (usize, usize, u64);
+    fn move_cells(m: &Self::Move) -> (usize, usize, u128);
 }
 
 /// Each byte of a 32-square board spread onto its cells.
@@ -147,15 +375,10 @@ static SPREAD: [[u64; 256]; 4] = {
 
 /// A board of the 32 dark squares as cells of the 8x8 grid.
 #[inline]
-pub fn dark_to_cells(b: Bitboard) -> u64 {
+pub fn dark_to_cells(b: Bitboard) -> u128 {
     let [b0, b1, b2, b3] = b.to_le_bytes();
-    SPREAD[0][b0 as usize] | SPREAD[1][b1 as usize] | SPREAD[2][b2 as usize] | SPREAD[3][b3 as usize]
-}
-
-/// Reflect a board of cells in the h1-a8 diagonal: (file, rank) -> (7 -
-/// rank, 7 - file).
-pub fn reflect_cells(b: u64) -> u64 {
-    cells(b).fold(0, |acc, c| acc | 1 << ((7 - c / 8) + 8 * (7 - c % 8)))
+    (SPREAD[0][b0 as usize] | SPREAD[1][b1 as usize] | SPREAD[2][b2 as usize] | SPREAD[3][b3 as usize])
+        as u128
 }
 
 /// The row-major cell on the 8x8 grid of each dark square (by index).

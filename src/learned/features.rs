@@ -25,10 +25,30 @@ pub const FEATURES: usize = 2 * KINDS * CELLS;
 /// Both sides' pieces by kind as cells: `[colour index][kind]`.
 pub type Planes = [[u64; KINDS]; 2];
 
-/// The pieces of a position, by colour and kind.
+/// The pieces of a position, by colour and kind, on a game of an 8x8
+/// board (the only boards these inputs read: [`reads`]).
 #[inline]
 pub fn planes<P: Board>(pos: &P) -> Planes {
-    [pos.kind_cells(Color::White), pos.kind_cells(Color::Black)]
+    debug_assert!(reads::<P>(), "the learned evaluation reads 8x8 boards");
+    [Color::White, Color::Black].map(|c| pos.kind_cells(c).map(|b| b as u64))
+}
+
+/// True when the learned evaluation reads `P`'s board: an 8x8 one.
+pub fn reads<P: Board>() -> bool {
+    P::CELLS.is_8x8()
+}
+
+/// [`reads`] as the one-line error of a command that needs it.
+pub fn check_board<P: Board>() -> Result<(), String> {
+    if reads::<P>() {
+        return Ok(());
+    }
+    Err(format!(
+        "the learned evaluation reads 8x8 boards; {} is played on {}x{}",
+        P::ID,
+        P::CELLS.rows(),
+        P::CELLS.cols()
+    ))
 }
 
 /// The feature of a piece of colour `piece`, kind `kind` on `cell`, seen
@@ -86,7 +106,7 @@ pub fn for_each_change(old: &Planes, new: &Planes, mut f: impl FnMut(Color, usiz
 /// The planes reflected in the h1-a8 diagonal (a symmetry of Damone's rules:
 /// [`Board::REFLECTION_SYMMETRIC`]), for augmenting training positions.
 pub fn reflect(planes: &Planes) -> Planes {
-    planes.map(|kinds| kinds.map(crate::game::grid::reflect_cells))
+    planes.map(|kinds| kinds.map(|b| crate::game::BoardCells::DARK.reflect(b as u128) as u64))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The learned evaluation's file (`learned_eval.bin`), version 1,
-//! little-endian, written with [`crate::util::bin`]:
+//! little-endian, written with the binary reader and writer (`util::bin`):
 //!
 //! `b"DMNLEVAL"`, `u32` version, the game's name (`u16` length and
 //! UTF-8), `u32` hidden and `u32` hidden2 sizes, the float weights

@@ -343,7 +343,7 @@ simd_kernel!(sub_row, sub_row_generic, sub_row_avx2, (sums: &mut [i16], row: &[i
 simd_kernel!(dot_clipped, dot_clipped_generic, dot_clipped_avx2, (w: &[i16], s: &[i16]) -> i32);
 
 /// Which instruction set the kernels run on.
-pub mod simd {
+pub(crate) mod simd {
     use std::sync::OnceLock;
 
     /// True when the kernels use AVX2 (the CPU has AVX2 and FMA, and

@@ -1,9 +1,10 @@
 //! Position -> input planes and move <-> policy index, in the mover's
 //! perspective (the board is turned 180 degrees when Black is to move), for
-//! every game ([`Board`]): those on the 32 dark squares (Damone, Italian
-//! draughts) and Dameo on all 64 cells ([`BoardCells`]).
+//! every game ([`Board`]) on its board ([`BoardCells`]): the shipped games'
+//! 8x8 boards (the 32 dark squares of Damone and Italian draughts, Dameo's
+//! 64 cells) or any other of up to 128 cells.
 //!
-//! ## Input planes (`Inputs::planes()` x 8 x 8, plane-major, row = board rank)
+//! ## Input planes (`Inputs::planes()` x rows x cols, plane-major, row = board rank)
 //!
 //! Two sets, chosen by the model's `inputs` ([`Inputs`]): `basic` is planes
 //! 0-8, `draughts` adds planes 9-18, facts about captures and material that
@@ -15,7 +16,7 @@
 //! | 3, 4, 5 | the opponent's, the same |
 //! | 6 | all ones if the position has occurred before (repetition) |
 //! | 7 | no-progress plies / no-progress limit, on every square |
-//! | 8 | ones on the playing cells (the 32 dark squares, or all 64 in Dameo) |
+//! | 8 | ones on the playing cells (the 32 dark squares, all 64 in Dameo) |
 //! | 9 | the mover's pieces that start a legal capture (compulsory captures) |
 //! | 10 | the opponent's pieces that a legal capture of the mover takes |
 //! | 11 | the opponent's pieces that could capture, were it the opponent's turn |
@@ -23,22 +24,23 @@
 //! | 13, 14, 15 | the mover's pieces of each kind counted, over a side's pieces at the start (8 in Damone, 12 in Italian, 18 in Dameo), on every square |
 //! | 16, 17, 18 | the opponent's, the same |
 //!
-//! ## Policy encoding (`POLICY_SIZE` = 4096 logits)
+//! ## Policy encoding (`BoardCells::policy_size` logits: 4,096 on the 8x8 boards)
 //!
 //! A move is identified by its start cell, its end cell and its captured
 //! set; cells are numbered in the mover's perspective over the game's
-//! playing cells (`n` = 32 dark squares, index 0..32, or all 64 cells,
-//! `rank * 8 + file`). Its index is `slot * n * n + from * n + to`. Moves
-//! that share start and end (only captures can) are told apart by `slot`:
-//! they are ordered by captured set (as a 64-cell board in the mover's
-//! perspective) and take slots 0, 1, ... up to `4096 / (n * n)` (4 on the
-//! dark squares, 1 in Dameo); moves beyond the last slot share it.
+//! playing cells (`n` of them, lowest cell first: the 32 dark squares
+//! index 0..32, Dameo's 64 cells `rank * 8 + file`). Its index is `slot *
+//! n * n + from * n + to`. Moves that share start and end (only captures
+//! can) are told apart by `slot`: they are ordered by captured set (as a
+//! board in the mover's perspective) and take slots 0, 1, ... up to the
+//! board's slots (4 on the dark squares, 1 in Dameo); moves beyond the
+//! last slot share it.
 //! `examples/collide.rs` counts how often that happens: no position in 20
 //! million random-playout positions of Damone had two legal moves sharing
 //! start and end; Dameo's figure is in docs/training.md.
 
-use crate::game::grid::{cells, CELL_PAIRS};
-pub use crate::game::grid::{dark_to_cells, reflect_cells, Board, BoardCells, DARK_CELLS};
+use crate::game::grid::{cells128, CELL_PAIRS};
+pub use crate::game::grid::{dark_to_cells, Board, BoardCells, DARK_CELLS};
 use crate::game::{Color, Game, Square};
 use serde::{Deserialize, Serialize};
 
@@ -88,19 +90,21 @@ impl Inputs {
     }
 }
 
-/// Size of the policy head.
+/// Size of the policy head on the 8x8 boards of the shipped games
+/// ([`BoardCells::policy_size`] of `dark` and `all`); other boards have
+/// their own.
 pub const POLICY_SIZE: usize = CELL_PAIRS;
 /// Alternative slots on the 32 dark squares for moves that share start
 /// and end squares.
 pub const SLOTS: usize = POLICY_SIZE / 1024;
 
 /// A compact, perspective-oriented description of a position: everything the
-/// network sees. Cheap to store in the replay window. Boards are cells of
-/// the 8x8 grid (bit `rank * 8 + file`) in the mover's perspective.
+/// network sees. Boards are cells of the game's board (bit `rank * cols +
+/// file`) in the mover's perspective.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Observation {
     /// Mover's pieces by kind, then the opponent's.
-    pub boards: [u64; 6],
+    pub boards: [u128; 6],
     /// The position occurred before.
     pub repeated: bool,
     /// No-progress plies divided by the limit, in [0, 1].
@@ -109,17 +113,19 @@ pub struct Observation {
     /// the opponent's pieces they can take, then the same with the
     /// opponent to move (planes 9-12). Found only for the draughts inputs
     /// (move generation for both sides); empty for the basic ones.
-    pub captures: [u64; 4],
+    pub captures: [u128; 4],
     /// A side's pieces at the start ([`Board::PIECES_PER_SIDE`]): the
     /// material planes count in these units.
     pub pieces_per_side: f32,
-    /// The playing cells (plane 8).
-    pub playing: u64,
+    /// The playing cells in the mover's perspective (plane 8).
+    pub playing: u128,
+    /// The board: its shape and playing cells.
+    pub board: BoardCells,
 }
 
 /// The pieces of the side to move that start a legal capture, and the
 /// pieces such captures take (both empty when it has none).
-fn capture_cells<P: Board>(pos: &P) -> (u64, u64) {
+fn capture_cells<P: Board>(pos: &P) -> (u128, u128) {
     if !pos.has_capture() {
         return (0, 0);
     }
@@ -131,18 +137,18 @@ fn capture_cells<P: Board>(pos: &P) -> (u64, u64) {
 
 /// A cell in the mover's perspective (turned for Black).
 #[inline]
-fn orient(cell: usize, me: Color) -> usize {
+fn orient(board: BoardCells, cell: usize, me: Color) -> usize {
     match me {
         Color::White => cell,
-        Color::Black => 63 - cell,
+        Color::Black => board.area() - 1 - cell,
     }
 }
 
 #[inline]
-fn orient_cells(b: u64, me: Color) -> u64 {
+fn orient_cells(board: BoardCells, b: u128, me: Color) -> u128 {
     match me {
         Color::White => b,
-        Color::Black => b.reverse_bits(),
+        Color::Black => board.turn(b),
     }
 }
 
@@ -170,14 +176,15 @@ impl Observation {
             .zip(pos.kind_cells(them))
             .enumerate()
         {
-            boards[i] = orient_cells(mine, me);
-            boards[3 + i] = orient_cells(theirs, me);
+            boards[i] = orient_cells(P::CELLS, mine, me);
+            boards[3 + i] = orient_cells(P::CELLS, theirs, me);
         }
         let mut captures = [0; 4];
         if inputs == Inputs::Draughts {
             let (mine_capture, theirs_taken) = capture_cells(pos);
             let (theirs_capture, mine_taken) = capture_cells(&pos.with_side_to_move(them));
-            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_cells(b, me));
+            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken]
+                .map(|b| orient_cells(P::CELLS, b, me));
         }
         Observation {
             boards,
@@ -185,29 +192,37 @@ impl Observation {
             no_progress: no_progress.clamp(0.0, 1.0),
             captures,
             pieces_per_side: P::PIECES_PER_SIDE,
-            playing: P::CELLS.mask(),
+            playing: orient_cells(P::CELLS, P::CELLS.mask(), me),
+            board: P::CELLS,
         }
     }
 
-    /// The observation of the position reflected in the h1-a8 diagonal.
+    /// The observation of the position reflected in the long diagonal
+    /// ([`BoardCells::reflect`]; the board is square).
     pub fn reflect(&self) -> Observation {
         let mut o = *self;
         for b in o.boards.iter_mut().chain(o.captures.iter_mut()) {
-            *b = reflect_cells(*b);
+            *b = self.board.reflect(*b);
         }
-        o.playing = reflect_cells(o.playing);
+        o.playing = self.board.reflect(o.playing);
         o
     }
 
+    /// Floats of one plane: the board's cells.
+    pub fn plane_len(&self) -> usize {
+        self.board.area()
+    }
+
     /// Write the planes of the set `inputs` into `out` (length
-    /// `inputs.planes() * 64`); the observation must have been made for
-    /// that set.
+    /// `inputs.planes() * plane_len()`); the observation must have been
+    /// made for that set.
     pub fn write_planes(&self, inputs: Inputs, out: &mut [f32]) {
-        debug_assert_eq!(out.len(), inputs.planes() * 64);
+        let area = self.board.area();
+        debug_assert_eq!(out.len(), inputs.planes() * area);
         out.fill(0.0);
-        let mut light = |plane: usize, b: u64| {
-            for c in cells(b) {
-                out[plane * 64 + c] = 1.0;
+        let mut light = |plane: usize, b: u128| {
+            for c in cells128(b) {
+                out[plane * area + c] = 1.0;
             }
         };
         for (p, &b) in self.boards.iter().enumerate() {
@@ -220,14 +235,14 @@ impl Observation {
             }
         }
         if self.repeated {
-            out[6 * 64..7 * 64].fill(1.0);
+            out[6 * area..7 * area].fill(1.0);
         }
-        out[7 * 64..8 * 64].fill(self.no_progress);
+        out[7 * area..8 * area].fill(self.no_progress);
         if inputs == Inputs::Basic {
             return;
         }
         for (p, &b) in self.boards.iter().enumerate() {
-            out[(13 + p) * 64..(14 + p) * 64].fill(b.count_ones() as f32 / self.pieces_per_side);
+            out[(13 + p) * area..(14 + p) * area].fill(b.count_ones() as f32 / self.pieces_per_side);
         }
     }
 }
@@ -245,11 +260,11 @@ pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u
     let me = pos.side_to_move();
     let board = P::CELLS;
     let (n, pairs) = (board.count(), board.pairs());
-    let key = |m: &P::Move| orient_cells(P::move_cells(m).2, me);
+    let key = |m: &P::Move| orient_cells(board, P::move_cells(m).2, me);
     out.clear();
     out.extend(moves.iter().map(|m| {
         let (from, to, _) = P::move_cells(m);
-        (board.number(orient(from, me)) * n + board.number(orient(to, me))) as u16
+        (board.number(orient(board, from, me)) * n + board.number(orient(board, to, me))) as u16
     }));
     // Moves sharing start and end squares (captures only) take slots in
     // the order of their captured sets; `out[j] % pairs` is move j's cells.
@@ -262,13 +277,23 @@ pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u
     }
 }
 
-/// The policy index on the 32 dark squares under the h1-a8 reflection.
-pub fn reflect_index(idx: u16) -> u16 {
+/// The policy index on `board` (square, its playing cells symmetric)
+/// under the reflection of [`BoardCells::reflect`].
+pub fn reflect_index(board: BoardCells, idx: u16) -> u16 {
     let idx = idx as usize;
-    let slot = idx / 1024;
-    let from = Square::new(((idx % 1024) / 32) as u8).reflect().index();
-    let to = Square::new((idx % 32) as u8).reflect().index();
-    (slot * 1024 + from * 32 + to) as u16
+    if board == BoardCells::DARK {
+        let slot = idx / 1024;
+        let from = Square::new(((idx % 1024) / 32) as u8).reflect().index();
+        let to = Square::new((idx % 32) as u8).reflect().index();
+        return (slot * 1024 + from * 32 + to) as u16;
+    }
+    let (n, pairs) = (board.count(), board.pairs());
+    let reflect_number = |k: usize| {
+        let cell = board.cells().nth(k).expect("a number below the playing cells'");
+        board.number(board.reflect(1 << cell).trailing_zeros() as usize)
+    };
+    let base = idx % pairs;
+    (idx / pairs * pairs + reflect_number(base / n) * n + reflect_number(base % n)) as u16
 }
 
 #[cfg(test)]
@@ -289,7 +314,8 @@ mod tests {
                 no_progress: 0.0,
                 captures: [0; 4],
                 pieces_per_side: 8.0,
-                playing: BoardCells::Dark.mask(),
+                playing: BoardCells::DARK.mask(),
+                board: BoardCells::DARK,
             };
             let mut planes = vec![0.0; Inputs::Basic.planes() * 64];
             obs.write_planes(Inputs::Basic, &mut planes);
@@ -313,12 +339,16 @@ mod tests {
         s.sort();
         s.dedup();
         assert_eq!(s.len(), moves.len());
-        // Reflecting the position and its moves gives the reflected indices.
+        // Reflecting the position and its moves gives the reflected indices,
+        // by the dark board's formula and by the general path.
         let r = pos.reflect();
         let rmoves: Vec<Move> = moves.iter().map(|m| m.map_squares(Square::reflect)).collect();
         let ridx = policy_indices(&r, &rmoves);
         for (a, b) in idx.iter().zip(&ridx) {
-            assert_eq!(reflect_index(*a), *b);
+            assert_eq!(reflect_index(BoardCells::DARK, *a), *b);
+            let general = BoardCells::dark(8, 8).with_slots(3);
+            let three = |i: u16| (i as usize % 1024 + (i as usize / 1024).min(2) * 1024) as u16;
+            assert_eq!(reflect_index(general, three(*a)), three(*b), "the general path");
         }
         assert_eq!(
             Observation::new(&pos, false, 0.0, Inputs::Basic).reflect(),
@@ -381,6 +411,58 @@ mod tests {
             with_captures > 40,
             "{with_captures} of 400 positions had captures"
         );
+    }
+
+    /// A board of 10x10 cells: its planes, its turn for Black and its
+    /// reflection, its names.
+    #[test]
+    fn any_board_has_planes_turns_and_a_name() {
+        let ten = BoardCells::light(10, 10);
+        assert_eq!(
+            (ten.rows(), ten.cols(), ten.area(), ten.count()),
+            (10, 10, 100, 50)
+        );
+        assert_eq!((ten.slots(), ten.policy_size()), (1, 2500));
+        assert!(ten.mask() & 1 == 1, "a1 plays on the light board");
+        assert_eq!(ten.turn(1), 1 << 99);
+        assert_eq!(ten.turn(ten.mask()), ten.mask());
+        assert_eq!(ten.reflect(ten.mask()), ten.mask());
+        assert_eq!(ten.reflect(1), 1 << 99, "a1 goes to j10");
+        assert_eq!(ten.reflect(1 << 9), 1 << 9, "j1 is on the axis");
+        for name in [
+            "dark",
+            "all",
+            "10x10-light",
+            "10x10-dark",
+            "9x7",
+            "6x6-x7:2",
+            "12x10-light:3",
+        ] {
+            let board = BoardCells::parse(name).unwrap();
+            assert_eq!(board.name(), name);
+            let json = serde_json::to_string(&board).unwrap();
+            assert_eq!(serde_json::from_str::<BoardCells>(&json).unwrap(), board);
+        }
+        for bad in [
+            "12x12", "0x5", "8x8-x0", "2x2-x1f", "8x8:0", "8x8:17", "eight", "8by8",
+        ] {
+            assert!(BoardCells::parse(bad).is_err(), "{bad}");
+        }
+        let obs = Observation {
+            boards: [1 << 11, 0, 0, 1 << 88, 0, 0],
+            repeated: false,
+            no_progress: 0.5,
+            captures: [0; 4],
+            pieces_per_side: 20.0,
+            playing: ten.mask(),
+            board: ten,
+        };
+        let mut planes = vec![0.0; Inputs::Basic.planes() * 100];
+        obs.write_planes(Inputs::Basic, &mut planes);
+        assert_eq!(planes[11], 1.0);
+        assert_eq!(planes[3 * 100 + 88], 1.0);
+        assert_eq!(planes[7 * 100 + 42], 0.5);
+        assert_eq!(planes[8 * 100..9 * 100].iter().sum::<f32>(), 50.0);
     }
 
     #[test]

@@ -325,8 +325,17 @@ struct Trunk {
 }
 
 impl FastNet {
+    /// True for the boards the fast path (and the hand-written training
+    /// step) are written for: 8x8, with the shipped games' 4,096 policy
+    /// logits.
+    pub fn covers(board: BoardCells) -> bool {
+        board.is_8x8() && board.policy_size() == POLICY_SIZE
+    }
+
     /// Fold the weights of `net` (its batch-norm running statistics are used,
-    /// as in inference mode).
+    /// as in inference mode). The fast path is written for the 8x8 boards:
+    /// it panics for a network of another board, which
+    /// [`NetEvaluator`](super::NetEvaluator) runs with burn's forward pass.
     pub fn from_net(net: &Net) -> FastNet {
         FastNet::with_algorithm(net, ConvAlgorithm::Winograd)
     }
@@ -334,6 +343,10 @@ impl FastNet {
     /// As [`FastNet::from_net`], with a chosen convolution algorithm (for
     /// comparisons).
     pub fn with_algorithm(net: &Net, algo: ConvAlgorithm) -> FastNet {
+        assert!(
+            FastNet::covers(net.board),
+            "the fast inference path covers the 8x8 boards"
+        );
         net.sync_running_stats();
         let policy_conv = Folded::new(&net.policy_conv, &net.policy_bn);
         let policy = match (&net.policy_fc, &net.policy_bias) {
@@ -459,7 +472,7 @@ impl FastNet {
         let scale = 1.0 / (d as f32).sqrt();
         let count = board.count();
         for p in 0..n {
-            for (i, &cell) in board.cells().iter().enumerate() {
+            for (i, cell) in board.cells().enumerate() {
                 let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
                 let dst = &mut out[(p * count + i) * co..(p * count + i + 1) * co];
                 dst.copy_from_slice(&f.b);

@@ -7,7 +7,7 @@ pub mod device;
 pub mod encode;
 pub mod inference;
 pub mod model;
-pub mod winograd;
+pub(crate) mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
@@ -74,23 +74,31 @@ pub fn load_net(cfg: &ModelConfig, path: &Path, device: &Device) -> Result<Net, 
     net_from_bytes(cfg, bytes, device, &what)
 }
 
-/// Input planes of the set `inputs` for a batch of observations, as a
-/// `[B, inputs.planes(), 8, 8]` tensor.
+/// Input planes of the set `inputs` for a batch of observations (of one
+/// board; none gives the 8x8 board's shape), as a `[B, inputs.planes(),
+/// rows, cols]` tensor.
 pub fn planes_tensor(obs: &[Observation], inputs: Inputs, device: &Device) -> Tensor<4> {
     let n = obs.len();
     let planes = inputs.planes();
-    let mut data = vec![0.0f32; n * planes * 64];
-    for (o, chunk) in obs.iter().zip(data.chunks_mut(planes * 64)) {
+    let board = obs.first().map_or(BoardCells::DARK, |o| o.board);
+    let area = board.area();
+    let mut data = vec![0.0f32; n * planes * area];
+    for (o, chunk) in obs.iter().zip(data.chunks_mut(planes * area)) {
+        debug_assert_eq!(o.board, board, "one board per batch");
         o.write_planes(inputs, chunk);
     }
-    Tensor::from_data(TensorData::new(data, [n, planes, 8, 8]), device)
+    Tensor::from_data(
+        TensorData::new(data, [n, planes, board.rows(), board.cols()]),
+        device,
+    )
 }
 
 /// The forward pass an evaluator runs.
 enum Forward {
-    /// The CPU's fast inference path.
+    /// The CPU's fast inference path (8x8 boards).
     Fast(Box<FastNet>),
-    /// burn's forward pass on a GPU device (inference mode).
+    /// burn's forward pass (inference mode): on a GPU, and on the CPU for
+    /// boards the fast path does not cover.
     Burn(Box<Net>, Device),
 }
 
@@ -103,7 +111,7 @@ impl Forward {
         }
     }
 
-    /// Policy logits `[n, POLICY_SIZE]` and value logits `[n, 3]`.
+    /// Policy logits `[n, policy size]` and value logits `[n, 3]`.
     fn forward(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
         match self {
             Forward::Fast(f) => f.forward(obs),
@@ -121,11 +129,12 @@ impl Forward {
             Forward::Fast(f) => f.evaluate(obs, idx),
             Forward::Burn(net, device) => {
                 let o = net.forward_all(planes_tensor(obs, net.inputs(), device));
+                let moves = net.board().policy_size();
                 let p = output_vec(o.policy);
                 let logits = idx
                     .iter()
                     .enumerate()
-                    .map(|(i, ix)| ix.iter().map(|&j| p[i * POLICY_SIZE + j as usize]).collect())
+                    .map(|(i, ix)| ix.iter().map(|&j| p[i * moves + j as usize]).collect())
                     .collect();
                 let material = match o.aux {
                     Some(a) => output_vec(a).chunks_exact(AUX_OUTPUTS).map(|r| r[0]).collect(),
@@ -149,8 +158,8 @@ fn output_vec(t: Tensor<2>) -> Vec<f32> {
 }
 
 /// Evaluates positions with the network (inference mode): on the CPU with
-/// the fast inference path ([`FastNet`]) built from the burn weights, on a
-/// GPU with burn's own forward pass.
+/// the fast inference path ([`FastNet`]) built from the burn weights where
+/// the board is 8x8, else (and on a GPU) with burn's own forward pass.
 pub struct NetEvaluator {
     forward: Forward,
     /// Positions evaluated so far.
@@ -162,8 +171,16 @@ pub struct NetEvaluator {
 }
 
 impl NetEvaluator {
-    /// Fold the network's weights into the CPU's fast inference path.
+    /// Fold the network's weights into the CPU's fast inference path; a
+    /// network of a board the fast path does not cover ([`FastNet::covers`])
+    /// runs burn's forward pass on the CPU (docs/network-speed.md measures
+    /// both).
     pub fn new(net: &Net) -> Self {
+        if !FastNet::covers(net.board()) {
+            net.sync_running_stats();
+            let d = Device::flex();
+            return Self::with_forward(Forward::Burn(Box::new(net.valid().to_device(&d)), d));
+        }
         Self::with_fast(FastNet::from_net(net))
     }
 
@@ -200,7 +217,7 @@ impl NetEvaluator {
         self.forward.inputs()
     }
 
-    /// Policy logits `[n, POLICY_SIZE]` and WDL probabilities `[n, 3]` for a
+    /// Policy logits `[n, policy size]` and WDL probabilities `[n, 3]` for a
     /// batch of observations.
     pub fn infer(&self, obs: &[Observation]) -> (Vec<f32>, Vec<f32>) {
         let (p, mut v) = self.forward.forward(obs);

@@ -1,5 +1,7 @@
-//! The policy/value network: a residual convolutional tower over the 8x8
-//! board with a policy head over `POLICY_SIZE` moves and a win/draw/loss
+//! The policy/value network: a residual convolutional tower over the
+//! game's board (`model.board`: 8x8 for the shipped games, any other of up
+//! to 128 cells) with a policy head over its moves
+//! ([`BoardCells::policy_size`]) and a win/draw/loss
 //! value head, and optionally (`model.aux_heads`) two auxiliary outputs
 //! read from the value head's hidden layer, trained only: the final
 //! material difference and the plies left ([`crate::data::AuxTargets`]);
@@ -7,7 +9,7 @@
 //! only, that predicts the opponent's reply to the move about to be played
 //! (KataGo's auxiliary opponent-policy target).
 
-use super::encode::{BoardCells, Inputs, POLICY_SIZE};
+use super::encode::{BoardCells, Inputs};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -43,8 +45,9 @@ pub struct ModelConfig {
     /// A head predicting the opponent's reply (trained only; the search
     /// does not use it).
     pub reply_head: bool,
-    /// The cells the policy index numbers: set from the run's game
-    /// (`dark` for Damone and Italian draughts, `all` for Dameo).
+    /// The board: its shape and the cells the policy index numbers, set
+    /// from the run's game (`dark` for Damone and Italian draughts, `all`
+    /// for Dameo; [`BoardCells`] names the others).
     pub board: BoardCells,
 }
 
@@ -59,7 +62,7 @@ impl Default for ModelConfig {
             inputs: Inputs::Basic,
             aux_heads: true,
             reply_head: false,
-            board: BoardCells::Dark,
+            board: BoardCells::DARK,
         }
     }
 }
@@ -187,6 +190,7 @@ impl ModelConfig {
         };
         let c = self.channels;
         let pp = self.policy_planes;
+        let (area, moves) = (self.board.area(), self.board.policy_size());
         let bilinear = self.policy_head == PolicyHeadKind::Bilinear;
         // Running statistics keep their own ids: number them too.
         let mut next = 1_000_000u64;
@@ -211,10 +215,10 @@ impl ModelConfig {
                 .collect(),
             policy_conv: conv(c, if bilinear { 2 * pp } else { pp }, 1),
             policy_bn: bn(if bilinear { 2 * pp } else { pp }),
-            policy_fc: (!bilinear).then(|| LinearConfig::new(pp * 64, POLICY_SIZE).init(device)),
+            policy_fc: (!bilinear).then(|| LinearConfig::new(pp * area, moves).init(device)),
             value_conv: conv(c, 1, 1),
             value_bn: bn(1),
-            value_fc1: LinearConfig::new(64, self.value_hidden).init(device),
+            value_fc1: LinearConfig::new(area, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
             aux_fc: self
                 .aux_heads
@@ -222,9 +226,9 @@ impl ModelConfig {
             reply: self.reply_head.then(|| PolicyHead {
                 conv: conv(c, pp, 1),
                 bn: bn(pp),
-                fc: LinearConfig::new(pp * 64, POLICY_SIZE).init(device),
+                fc: LinearConfig::new(pp * area, moves).init(device),
             }),
-            policy_bias: bilinear.then(|| Param::from_tensor(Tensor::zeros([POLICY_SIZE], device))),
+            policy_bias: bilinear.then(|| Param::from_tensor(Tensor::zeros([moves], device))),
             board: self.board,
         }
     }
@@ -240,7 +244,7 @@ pub struct ResBlock {
 }
 
 impl ResBlock {
-    /// `[B, C, 8, 8]` -> `[B, C, 8, 8]`.
+    /// `[B, C, rows, cols]` -> `[B, C, rows, cols]`.
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
         let y = self.bn2.forward(self.conv2.forward(y));
@@ -249,7 +253,7 @@ impl ResBlock {
 }
 
 /// A policy head: 1x1 convolution to `model.policy_planes` planes, batch norm, ReLU, and a
-/// fully connected layer to `POLICY_SIZE` logits.
+/// fully connected layer to the board's policy logits.
 #[derive(Module, Debug)]
 pub struct PolicyHead {
     pub(crate) conv: Conv2d,
@@ -258,16 +262,16 @@ pub struct PolicyHead {
 }
 
 impl PolicyHead {
-    /// `[B, C, 8, 8]` -> `[B, POLICY_SIZE]` logits.
+    /// `[B, C, rows, cols]` -> `[B, policy size]` logits.
     fn forward(&self, h: Tensor<4>) -> Tensor<2> {
         policy_logits(&self.conv, &self.bn, &self.fc, h)
     }
 }
 
-/// The bilinear policy head ([`PolicyHeadKind::Bilinear`]): `[B, C, 8, 8]`
-/// -> 1x1 conv, BN -> start and end vectors at the board's `n` playing
-/// cells -> `[B, POLICY_SIZE]` logits (the slots of a start and end share
-/// the product and differ by their bias).
+/// The bilinear policy head ([`PolicyHeadKind::Bilinear`]): `[B, C, rows,
+/// cols]` -> 1x1 conv, BN -> start and end vectors at the board's `n`
+/// playing cells -> `[B, slots * n * n]` logits (the slots of a start and
+/// end share the product and differ by their bias).
 fn bilinear_logits(
     conv: &Conv2d,
     bn: &BatchNorm,
@@ -277,12 +281,12 @@ fn bilinear_logits(
 ) -> Tensor<2> {
     let [batch, _, _, _] = h.dims();
     let z = bn.forward(conv.forward(h));
-    let [_, planes, _, _] = z.dims();
+    let [_, planes, rows, cols] = z.dims();
     let d = planes / 2;
     let n = board.count();
-    let cells: Vec<i64> = board.cells().iter().map(|&c| c as i64).collect();
+    let cells: Vec<i64> = board.cells().map(|c| c as i64).collect();
     let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [n]), &z.device());
-    let z = z.reshape([batch, planes, 64]).select(2, cells);
+    let z = z.reshape([batch, planes, rows * cols]).select(2, cells);
     let from = z.clone().narrow(1, 0, d).swap_dims(1, 2);
     let to = z.narrow(1, d, d);
     let products = from
@@ -293,24 +297,25 @@ fn bilinear_logits(
 }
 
 /// The policy head's computation, shared by the policy and reply heads:
-/// `[B, C, 8, 8]` -> 1x1 conv, BN, ReLU -> `[B, planes * 64]` -> dense.
+/// `[B, C, rows, cols]` -> 1x1 conv, BN, ReLU -> `[B, planes * rows *
+/// cols]` -> dense.
 fn policy_logits(conv: &Conv2d, bn: &BatchNorm, fc: &Linear, h: Tensor<4>) -> Tensor<2> {
     let [batch, _, _, _] = h.dims();
     let p = relu(bn.forward(conv.forward(h)));
-    let [_, planes, _, _] = p.dims();
-    fc.forward(p.reshape([batch, planes * 64]))
+    let [_, planes, rows, cols] = p.dims();
+    fc.forward(p.reshape([batch, planes * rows * cols]))
 }
 
 /// Everything the network computes, as training reads it.
 pub struct Outputs {
-    /// Policy logits `[B, POLICY_SIZE]`.
+    /// Policy logits `[B, policy size]`.
     pub policy: Tensor<2>,
     /// Win/draw/loss logits `[B, 3]`.
     pub value: Tensor<2>,
     /// Auxiliary outputs `[B, AUX_OUTPUTS]` (material difference, plies
     /// left), if the network has them.
     pub aux: Option<Tensor<2>>,
-    /// Logits `[B, POLICY_SIZE]` of the opponent's reply, in the frame of
+    /// Logits `[B, policy size]` of the opponent's reply, in the frame of
     /// the position after the move (its side to move), if the network has
     /// the head.
     pub reply: Option<Tensor<2>>,
@@ -336,7 +341,8 @@ pub struct Net {
     pub(crate) reply: Option<PolicyHead>,
     /// The bilinear head's per-move bias (`policy_head = "bilinear"`).
     pub(crate) policy_bias: Option<Param<Tensor<1>>>,
-    /// The cells the policy index numbers (`model.board`).
+    /// The board: its shape, the cells the policy index numbers
+    /// (`model.board`).
     #[module(skip)]
     pub(crate) board: BoardCells,
 }
@@ -361,6 +367,11 @@ impl Net {
         }
     }
 
+    /// The board the network is built for (`model.board`).
+    pub fn board(&self) -> BoardCells {
+        self.board
+    }
+
     /// The input planes this network reads (from the width of its first
     /// layer, which [`ModelConfig::init`] sets).
     pub fn inputs(&self) -> Inputs {
@@ -368,7 +379,8 @@ impl Net {
         Inputs::with_planes(planes).expect("a network's stem is built for an input set")
     }
 
-    /// `x`: `[B, inputs().planes(), 8, 8]` -> (policy logits `[B, POLICY_SIZE]`,
+    /// `x`: `[B, inputs().planes(), rows, cols]` -> (policy logits `[B,
+    /// board().policy_size()]`,
     /// value logits `[B, 3]` for win/draw/loss of the side to move).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let o = self.forward_all(x);
@@ -391,7 +403,8 @@ impl Net {
             (None, None) => unreachable!("ModelConfig::init gives the policy head a dense layer or a bias"),
         };
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
-        let hidden = relu(self.value_fc1.forward(v.reshape([batch, 64])));
+        let [_, _, rows, cols] = v.dims();
+        let hidden = relu(self.value_fc1.forward(v.reshape([batch, rows * cols])));
         let aux = self.aux_fc.as_ref().map(|fc| fc.forward(hidden.clone()));
         let value = self.value_fc2.forward(hidden);
         Outputs {

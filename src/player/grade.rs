@@ -97,7 +97,7 @@ pub fn uniform_positions<P: TableGame>(tb: &Tablebase<P>, per_balance: usize, se
 /// at most `limit`. Refused for a run that trained with tables: its
 /// self-play ended each game at the first position they cover, so the
 /// covered positions of its window were drawn from them, not reached.
-pub fn replay_positions<P: TableGame>(
+pub fn replay_positions<P: TableGame + crate::net::Board>(
     path: &Path,
     tb: &Tablebase<P>,
     limit: usize,

@@ -156,9 +156,8 @@ impl<P: super::RunGame> Run<P> {
             cpu_busy,
             full_sims: sp_cfg.full_sims,
         };
-        let made = self.window.total_added + samples.len() as u64;
-        self.window.set_capacity(cfg.train.window_for(made));
-        self.window.extend(samples);
+        self.window
+            .extend_growing(samples, |made| cfg.train.window_for(made));
         let drawn = super::table_samples(&self.cfg, self.selfplay.exact_values(), phase.samples, k as u64);
         self.window.extend(drawn);
         phase
@@ -232,7 +231,9 @@ impl<P: super::RunGame> Run<P> {
             held_out_loss: 0.0,
             seconds: 0.0,
         };
-        if !due {
+        // The learned evaluation reads 8x8 boards; a game on another board
+        // trains none.
+        if !due || !crate::learned::features::reads::<P>() {
             return phase;
         }
         let what = format!("iteration {k} of run {}", cfg.run);

@@ -169,6 +169,7 @@ pub fn learn_eval<P: RunGame>(
     progress: &mut dyn FnMut(LearnEvalProgress),
 ) -> Result<LearnEvalOutcome, String> {
     cfg.validate()?;
+    crate::learned::features::check_board::<P>()?;
     let window = ReplayWindow::<P>::from_bytes(&ck.read("replay.bin").map_err(|e| e.to_string())?)
         .map_err(|e| format!("{}: replay.bin: {e}", ck.dir.display()))?;
     let net = ck.load_net(&Device::flex()).map_err(|e| e.to_string())?;

@@ -3,7 +3,8 @@
 //! into buffers the caller owns (NumPy arrays in the Python package), for
 //! reinforcement learning outside damone's own trainer.
 //!
-//! Actions are network policy indices (`net::encode`, `POLICY_SIZE`), seen
+//! Actions are network policy indices (`net::encode`: the game's
+//! [`BoardCells::policy_size`](crate::net::BoardCells::policy_size)), seen
 //! from the side to move like the planes. A step validates every action
 //! first, so an illegal one changes nothing. A game that ends is reset at
 //! once (its reward and flags describe the ending; the planes and mask are
@@ -11,7 +12,7 @@
 //! own seeded stream.
 
 use crate::game::{DrawRules, Game, Outcome};
-use crate::net::{policy_indices_into, Board, Inputs, Observation, POLICY_SIZE};
+use crate::net::{policy_indices_into, Board, Inputs, Observation};
 use crate::util::{rng_stream, Rng};
 use rand::Rng as _;
 use rayon::prelude::*;
@@ -43,9 +44,9 @@ impl Default for BatchOptions {
 
 /// Where a reset or step writes, one entry (or row) per game, game-major.
 pub struct BatchOutputs<'a> {
-    /// `games x inputs.planes() x 64` floats.
+    /// `games x inputs.planes() x rows x cols` floats.
     pub planes: &'a mut [f32],
-    /// `games x POLICY_SIZE` flags: the legal actions.
+    /// `games x policy size` flags: the legal actions.
     pub masks: &'a mut [bool],
     /// `games x 2`: the step's reward for White, then for Black (+1 win,
     /// -1 loss, 0 otherwise).
@@ -222,7 +223,11 @@ impl<P: Board> BatchEnv<P> {
     }
     /// Floats of one game's planes.
     pub fn observation_len(&self) -> usize {
-        self.opts.inputs.planes() * 64
+        self.opts.inputs.planes() * P::CELLS.area()
+    }
+    /// Actions of one game: the policy size of its board.
+    pub fn action_count(&self) -> usize {
+        P::CELLS.policy_size()
     }
     /// The game in slot `i`.
     pub fn game(&self, i: usize) -> &Game<P> {
@@ -311,7 +316,7 @@ impl<P: Board> BatchEnv<P> {
         let n = self.len();
         let buffers = [
             ("planes", out.planes.len(), n * self.observation_len()),
-            ("masks", out.masks.len(), n * POLICY_SIZE),
+            ("masks", out.masks.len(), n * self.action_count()),
             ("rewards", out.rewards.len(), 2 * n),
             ("terminated", out.terminated.len(), n),
             ("truncated", out.truncated.len(), n),
@@ -329,11 +334,11 @@ impl<P: Board> BatchEnv<P> {
 
     /// Run `f` on every slot with its part of the outputs, in parallel.
     fn for_each(&mut self, out: BatchOutputs<'_>, f: impl Fn(usize, &mut Slot<P>, &mut SlotOut<'_>) + Sync) {
-        let k = self.observation_len();
+        let (k, actions) = (self.observation_len(), self.action_count());
         self.slots
             .par_iter_mut()
             .zip(out.planes.par_chunks_mut(k))
-            .zip(out.masks.par_chunks_mut(POLICY_SIZE))
+            .zip(out.masks.par_chunks_mut(actions))
             .zip(out.rewards.par_chunks_mut(2))
             .zip(out.terminated.par_iter_mut())
             .zip(out.truncated.par_iter_mut())

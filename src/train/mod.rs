@@ -14,7 +14,7 @@ use crate::data::{AuxTargets, Sample};
 use crate::mcts::Wdl;
 use crate::net::model::AUX_OUTPUTS;
 use crate::net::{
-    planes_tensor, policy_indices, reflect_index, Board, Inputs, ModelConfig, Net, Observation, POLICY_SIZE,
+    planes_tensor, policy_indices, reflect_index, Board, Inputs, ModelConfig, Net, Observation,
 };
 use crate::util::Rng;
 mod cpu_step;
@@ -383,13 +383,15 @@ pub fn bench_samples<P: Board>(games: &[crate::game::Game<P>], moves: &[Vec<P::M
 #[derive(Clone)]
 struct Batch {
     obs: Vec<Observation>,
+    /// Policy logits per sample: the board's policy size.
+    moves: usize,
     policy: Vec<f32>,
     mask: Vec<f32>,
     value: Vec<f32>,
     /// Auxiliary targets `[n, AUX_OUTPUTS]` and 1 where a sample has them.
     aux: Vec<f32>,
     aux_mask: Vec<f32>,
-    /// One-hot opponent's replies `[n, POLICY_SIZE]` (a zero row where a
+    /// One-hot opponent's replies `[n, moves]` (a zero row where a
     /// sample has none) and how many samples have one.
     reply: Vec<f32>,
     replies: usize,
@@ -405,10 +407,12 @@ fn make_batch<P: Board>(
     rng: &mut Rng,
 ) -> Batch {
     let n = samples.len();
+    let moves = P::CELLS.policy_size();
     let mut b = Batch {
         obs: Vec::with_capacity(n),
-        policy: vec![0.0; n * POLICY_SIZE],
-        mask: vec![-1.0e9; n * POLICY_SIZE],
+        moves,
+        policy: vec![0.0; n * moves],
+        mask: vec![-1.0e9; n * moves],
         value: Vec::with_capacity(n * 3),
         aux: Vec::with_capacity(n * AUX_OUTPUTS),
         aux_mask: Vec::with_capacity(n * AUX_OUTPUTS),
@@ -416,7 +420,7 @@ fn make_batch<P: Board>(
         replies: 0,
     };
     if with_reply {
-        b.reply = vec![0.0; n * POLICY_SIZE];
+        b.reply = vec![0.0; n * moves];
     }
     for (i, s) in samples.iter().enumerate() {
         let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress, inputs);
@@ -428,8 +432,8 @@ fn make_batch<P: Board>(
         }
         b.obs.push(obs);
         for &(j, p) in &s.policy {
-            let j = if reflect { reflect_index(j) } else { j };
-            let at = i * POLICY_SIZE + j as usize;
+            let j = if reflect { reflect_index(P::CELLS, j) } else { j };
+            let at = i * moves + j as usize;
             b.policy[at] += p;
             b.mask[at] = 0.0;
         }
@@ -441,8 +445,8 @@ fn make_batch<P: Board>(
         b.aux.extend(targets);
         b.aux_mask.extend([known; AUX_OUTPUTS]);
         if let Some(j) = s.reply.filter(|_| with_reply) {
-            let j = if reflect { reflect_index(j) } else { j };
-            b.reply[i * POLICY_SIZE + j as usize] = 1.0;
+            let j = if reflect { reflect_index(P::CELLS, j) } else { j };
+            b.reply[i * moves + j as usize] = 1.0;
             b.replies += 1;
         }
     }
@@ -544,11 +548,11 @@ impl Trainer {
     /// burn's autodiff of the loss of `net` on a batch: the gradients and
     /// the losses (the reference the hand-written step is checked against).
     fn burn_gradients(&self, net: &Net, b: Batch) -> (GradientsParams, Losses) {
-        let n = b.obs.len();
+        let (n, moves) = (b.obs.len(), b.moves);
         let d = &self.device;
         let x = planes_tensor(&b.obs, self.model.inputs, d);
-        let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, POLICY_SIZE]), d);
-        let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, POLICY_SIZE]), d);
+        let target = Tensor::<2>::from_data(TensorData::new(b.policy, [n, moves]), d);
+        let mask = Tensor::<2>::from_data(TensorData::new(b.mask, [n, moves]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(b.value, [n, 3]), d);
         let out = net.forward_all(x);
         let (p, v) = (out.policy, out.value);
@@ -574,7 +578,7 @@ impl Trainer {
         }
         if let Some(reply) = out.reply.filter(|_| b.replies > 0) {
             // Cross-entropy at the reply played, over the samples with one.
-            let t = Tensor::<2>::from_data(TensorData::new(b.reply, [n, POLICY_SIZE]), d);
+            let t = Tensor::<2>::from_data(TensorData::new(b.reply, [n, moves]), d);
             let l = (t * log_softmax(reply, 1))
                 .sum()
                 .neg()

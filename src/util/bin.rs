@@ -127,14 +127,6 @@ impl Writer {
         self.u16(b.len() as u16);
         self.bytes(b);
     }
-    /// Bytes written so far.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-    /// True when every byte has been read.
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
     /// The bytes written so far (e.g. to checksum them).
     pub fn as_slice(&self) -> &[u8] {
         &self.buf
@@ -272,10 +264,6 @@ impl<'a> Reader<'a> {
     /// Bytes not read yet.
     pub fn remaining(&self) -> usize {
         self.data.len() - self.at
-    }
-    /// Offset of the next read.
-    pub fn position(&self) -> usize {
-        self.at
     }
     /// Error unless everything was read.
     pub fn end(&self) -> Result<(), BinError> {

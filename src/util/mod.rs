@@ -2,11 +2,12 @@
 //! the cosine schedule,
 //! process CPU time, thread pools, text lines, SVG charts and stop requests.
 
-pub mod bin;
+pub(crate) mod bin;
 pub mod chart;
 pub mod elo;
 pub mod stop;
 
+pub use bin::BinError;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::io::Write;

@@ -7,18 +7,18 @@ use crate::game::grid::{Board, BoardCells};
 use crate::game::types::Color;
 
 impl Board for Position {
-    const CELLS: BoardCells = BoardCells::All;
+    const CELLS: BoardCells = BoardCells::ALL;
     const PIECES_PER_SIDE: f32 = 18.0;
     const REFLECTION_SYMMETRIC: bool = false;
-    fn kind_cells(&self, c: Color) -> [u64; 3] {
-        [self.men(c), self.kings(c), 0]
+    fn kind_cells(&self, c: Color) -> [u128; 3] {
+        [self.men(c) as u128, self.kings(c) as u128, 0]
     }
     fn with_side_to_move(&self, c: Color) -> Self {
         let mut p = *self;
         p.set_side(c);
         p
     }
-    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
-        (m.from(), m.to(), m.captured())
+    fn move_cells(m: &Self::Move) -> (usize, usize, u128) {
+        (m.from(), m.to(), m.captured() as u128)
     }
 }

@@ -8,10 +8,10 @@ use crate::game::grid::{cell, dark_to_cells, Board, BoardCells};
 use crate::game::types::Color;
 
 impl Board for Position {
-    const CELLS: BoardCells = BoardCells::Dark;
+    const CELLS: BoardCells = BoardCells::DARK;
     const PIECES_PER_SIDE: f32 = 8.0;
     const REFLECTION_SYMMETRIC: bool = true;
-    fn kind_cells(&self, c: Color) -> [u64; 3] {
+    fn kind_cells(&self, c: Color) -> [u128; 3] {
         Rank::ALL.map(|r| dark_to_cells(self.pieces(c, r)))
     }
     fn with_side_to_move(&self, c: Color) -> Self {
@@ -19,7 +19,7 @@ impl Board for Position {
         p.set_side(c);
         p
     }
-    fn move_cells(m: &Self::Move) -> (usize, usize, u64) {
+    fn move_cells(m: &Self::Move) -> (usize, usize, u128) {
         (cell(m.from()), cell(m.to()), dark_to_cells(m.captured()))
     }
 }

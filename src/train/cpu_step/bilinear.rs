@@ -24,9 +24,9 @@ pub(super) fn forward<'p>(
     out.par_chunks_mut(POLICY_SIZE)
         .zip(y.par_chunks(64 * 2 * d))
         .for_each(|(o, yp)| {
-            for (from, &fc) in board.cells().iter().enumerate() {
+            for (from, fc) in board.cells().enumerate() {
                 let q = &yp[fc * 2 * d..fc * 2 * d + d];
-                for (to, &tc) in board.cells().iter().enumerate() {
+                for (to, tc) in board.cells().enumerate() {
                     let k = &yp[tc * 2 * d + d..(tc + 1) * 2 * d];
                     let v = scale * q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>();
                     let mut j = from * count + to;
@@ -70,8 +70,8 @@ pub(super) fn backward<'p>(
                 }
                 *gj = s * scale;
             }
-            for (from, &fc) in board.cells().iter().enumerate() {
-                for (to, &tc) in board.cells().iter().enumerate() {
+            for (from, fc) in board.cells().enumerate() {
+                for (to, tc) in board.cells().enumerate() {
                     let gv = g[from * count + to];
                     if gv == 0.0 {
                         continue;

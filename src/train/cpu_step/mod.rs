@@ -12,7 +12,7 @@
 //! - every 3x3 convolution and the gradient of its input (the same
 //!   convolution of the output's gradient with the kernel flipped and its
 //!   channels swapped) run as Winograd F(2x2, 3x3)
-//!   ([`crate::net::winograd`]); the kernel's gradient is an im2col of the
+//!   (`net::winograd`); the kernel's gradient is an im2col of the
 //!   input times the output's gradient, per chunk of positions in cache;
 //! - batch norm, ReLU and the residual add are single passes over the rows,
 //!   with the statistics' sums in `f64`;
@@ -53,7 +53,7 @@ pub(super) struct Step {
 
 /// Whether [`step`] can train `net` (it does not write the reply head).
 pub(super) fn supports(net: &Net) -> bool {
-    net.reply.is_none()
+    net.reply.is_none() && crate::net::FastNet::covers(net.board())
 }
 
 /// Gradients and losses of `net` (training mode) on a batch; the same as
@@ -547,15 +547,16 @@ mod tests {
         // head of 16, value hidden 64, auxiliary heads) and others.
         // The last is Dameo's board of 64 cells (the samples are Damone's:
         // only the arithmetic is compared).
-        use crate::net::BoardCells::{All, Dark};
+        const DARK: crate::net::BoardCells = crate::net::BoardCells::DARK;
+        const ALL: crate::net::BoardCells = crate::net::BoardCells::ALL;
         let shapes = [
-            (4, 32, 64, true, Inputs::Basic, 24, 16, Bilinear, Dark),
-            (2, 8, 24, true, Inputs::Basic, 37, 2, Dense, Dark),
-            (1, 16, 24, false, Inputs::Draughts, 16, 8, Dense, Dark),
-            (3, 32, 24, true, Inputs::Basic, 50, 5, Dense, Dark),
-            (2, 16, 24, true, Inputs::Basic, 37, 8, Bilinear, Dark),
-            (1, 8, 24, false, Inputs::Draughts, 20, 3, Bilinear, Dark),
-            (2, 16, 24, true, Inputs::Draughts, 21, 8, Bilinear, All),
+            (4, 32, 64, true, Inputs::Basic, 24, 16, Bilinear, DARK),
+            (2, 8, 24, true, Inputs::Basic, 37, 2, Dense, DARK),
+            (1, 16, 24, false, Inputs::Draughts, 16, 8, Dense, DARK),
+            (3, 32, 24, true, Inputs::Basic, 50, 5, Dense, DARK),
+            (2, 16, 24, true, Inputs::Basic, 37, 8, Bilinear, DARK),
+            (1, 8, 24, false, Inputs::Draughts, 20, 3, Bilinear, DARK),
+            (2, 16, 24, true, Inputs::Draughts, 21, 8, Bilinear, ALL),
         ];
         assert_eq!(
             ModelConfig {
@@ -567,7 +568,7 @@ mod tests {
                 inputs: Inputs::Basic,
                 aux_heads: true,
                 reply_head: false,
-                board: Dark,
+                board: DARK,
             },
             ModelConfig::default(),
             "the first shape is the shipped default"
