@@ -193,6 +193,32 @@ impl PlayerSpec {
         }
     }
 
+    /// The `movetime` option: time per move in milliseconds, fractions
+    /// allowed, with or without a `ms` suffix (`movetime=1000`,
+    /// `movetime=12.6ms`, as `damone rate` writes its opponents); more
+    /// than 0 and at most a day.
+    pub fn movetime(&self) -> Result<Option<Duration>, SpecError> {
+        let Some(text) = self.options.get("movetime") else {
+            return Ok(None);
+        };
+        let ms = text
+            .trim()
+            .strip_suffix("ms")
+            .unwrap_or(text.trim())
+            .parse::<f64>()
+            .ok()
+            .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms <= 86_400_000.0);
+        match ms {
+            Some(ms) => Ok(Some(Duration::from_secs_f64(ms / 1000.0))),
+            None => Err(SpecError::BadValue(
+                "movetime".into(),
+                text.clone(),
+                self.text.clone(),
+                "milliseconds per move, more than 0 (e.g. 1000 or 12.5ms)".into(),
+            )),
+        }
+    }
+
     /// The `threads` option: the threads one player's search uses (1
     /// without it; at most [`MAX_SEARCH_THREADS`]).
     pub fn threads(&self) -> Result<usize, SpecError> {
@@ -251,8 +277,8 @@ impl PlayerSpec {
         if let Some(s) = self.get_positive("sims")? {
             p.simulations = s.min(u32::MAX as u64) as u32;
         }
-        if let Some(ms) = self.get_positive("movetime")? {
-            p.movetime_ms = ms;
+        if let Some(t) = self.movetime()? {
+            p.movetime_ms = (t.as_millis() as u64).max(1);
         }
         if let Some(a) = self.options.get("algo") {
             p.algorithm = match a.as_str() {
@@ -380,7 +406,7 @@ pub fn alphabeta_factory<P: Baseline, E: LeafEval<P>>(
     let limits = Limits {
         depth: spec.get_positive("depth")?.map(|d| d.min(64) as u32),
         nodes: spec.get_positive("nodes")?,
-        movetime: spec.get_positive("movetime")?.map(Duration::from_millis),
+        movetime: spec.movetime()?,
     };
     let limits = if limits == Limits::default() {
         Limits {
@@ -423,6 +449,32 @@ pub fn split_player_list(list: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The movetimes `damone rate` writes (`12.6ms`) read back, as whole
+    /// milliseconds do; nonsense is refused by name.
+    #[test]
+    fn movetime_takes_fractions_of_a_millisecond() {
+        let t = |text: &str| PlayerSpec::parse(text).unwrap().movetime();
+        assert_eq!(
+            t("alphabeta:movetime=12.6ms").unwrap(),
+            Some(Duration::from_micros(12_600))
+        );
+        assert_eq!(
+            t("alphabeta:movetime=1000").unwrap(),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(t("alphabeta:depth=3").unwrap(), None);
+        for bad in ["0", "-5", "ms", "1e99", "NaN", "12.6s"] {
+            let e = t(&format!("alphabeta:movetime={bad}")).unwrap_err().to_string();
+            assert!(e.contains("milliseconds per move"), "{bad}: {e}");
+        }
+        let factory = alphabeta_factory::<Position, HandWritten>(
+            &PlayerSpec::parse("alphabeta:movetime=12.6ms,threads=2").unwrap(),
+            Arc::new(HandWritten),
+            None,
+        );
+        assert!(factory.is_ok());
+    }
 
     #[test]
     fn parses_and_rejects() {
