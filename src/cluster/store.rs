@@ -133,6 +133,32 @@ fn transient(e: &object_store::Error) -> bool {
     )
 }
 
+/// The folder of a `file://` URL's path: absolute, `/path/to/folder` on
+/// Unix; on Windows a drive's path, `/C:/path/to/folder` (the URL
+/// `file:///C:/path/to/folder`) or `C:/path/to/folder`.
+fn local_dir(rest: &str) -> Result<&str, String> {
+    #[cfg(windows)]
+    {
+        let path = rest.strip_prefix('/').unwrap_or(rest);
+        let drive = path.as_bytes();
+        if drive.len() >= 3
+            && drive[0].is_ascii_alphabetic()
+            && drive[1] == b':'
+            && matches!(drive[2], b'/' | b'\\')
+        {
+            return Ok(path);
+        }
+        Err("a file URL needs a drive's absolute path: file:///C:/path/to/folder".into())
+    }
+    #[cfg(not(windows))]
+    {
+        if rest.starts_with('/') {
+            return Ok(rest);
+        }
+        Err("a file URL needs an absolute path: file:///path/to/folder".into())
+    }
+}
+
 impl Store {
     /// Open `url`: `file:///path` (the folder is created), `s3://bucket`
     /// or `s3://bucket/prefix` (credentials and region from the usual
@@ -144,13 +170,9 @@ impl Store {
             .ok_or_else(|| bad("expected file:///path, s3://bucket/prefix or memory://".into()))?;
         let (inner, prefix): (Arc<dyn ObjectStore>, String) = match scheme {
             "file" => {
-                if !rest.starts_with('/') {
-                    return Err(bad(
-                        "a file URL needs an absolute path: file:///path/to/folder".into()
-                    ));
-                }
-                std::fs::create_dir_all(rest).map_err(|e| bad(format!("cannot create {rest}: {e}")))?;
-                let fs = LocalFileSystem::new_with_prefix(rest).map_err(|e| bad(e.to_string()))?;
+                let dir = local_dir(rest).map_err(bad)?;
+                std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create {dir}: {e}")))?;
+                let fs = LocalFileSystem::new_with_prefix(dir).map_err(|e| bad(e.to_string()))?;
                 (Arc::new(fs), String::new())
             }
             "s3" => {
