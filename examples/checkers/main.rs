@@ -106,7 +106,18 @@ fn main() -> Result<()> {
             };
             let rows = rate_game::<Position>(&run, &cfg, &ComputeDevice::cpu(), &mut |_| {})?;
             for r in rows {
-                println!("{r:?}");
+                println!(
+                    "iteration {} {} vs {}: {} games, +{} ={} -{}, score {:.1}% ± {:.1}",
+                    r.iteration,
+                    r.mode,
+                    r.opponent,
+                    r.games,
+                    r.wins,
+                    r.draws,
+                    r.losses,
+                    100.0 * r.score,
+                    100.0 * r.score_95
+                );
             }
         }
         Command::Export { run, out } => {
