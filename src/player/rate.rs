@@ -298,7 +298,7 @@ pub fn rate(
     let kind = game
         .kind()
         .map_err(|e| RateError::Invalid(format!("{}: {e}", dir.display())))?;
-    crate::with_game!(kind, P => rate_game::<P>(dir, cfg, device, on))
+    crate::with_game!(kind, P => rate_iterations::<P>(dir, &run, iters, cfg, device, on))
 }
 
 /// [`rate`] of a run of the game `P`: any game, one of the list's or
@@ -310,8 +310,21 @@ pub fn rate_game<P: RunGame>(
     on: &mut dyn FnMut(&RateEvent),
 ) -> Result<Vec<RatingRow>, RateError> {
     cfg.validate()?;
-    let run = &RunDir::new(dir);
-    let iters = iterations_to_rate(run, cfg)?;
+    let run = RunDir::new(dir);
+    let iters = iterations_to_rate(&run, cfg)?;
+    rate_iterations::<P>(dir, &run, iters, cfg, device, on)
+}
+
+/// Rate checkpoints `iters` of the run in `dir` (a run of `P`; `cfg`
+/// validated).
+fn rate_iterations<P: RunGame>(
+    dir: &Path,
+    run: &RunDir,
+    iters: Vec<u32>,
+    cfg: &RateConfig,
+    device: &ComputeDevice,
+    on: &mut dyn FnMut(&RateEvent),
+) -> Result<Vec<RatingRow>, RateError> {
     let mut rows = Vec::new();
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
