@@ -15,6 +15,7 @@ measures, interleaved per setting so that drift hits all three alike:
 Run through scripts/net_bench.sh, which sets up the virtual environment.
 """
 import argparse
+import os
 import csv
 import io
 import subprocess
@@ -198,9 +199,10 @@ def ort_infer(sess, x, seconds):
     return per_second(seconds, f) * x.shape[0]
 
 
-def damone(binary, config, args):
+def damone(binary, config, args, path):
     cmd = [binary, "bench", "--suite", "net", "--csv", "--config", config] + args
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ, DAMONE_SIMD=path)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return {(r["what"], int(r["threads"]), int(r["batch"])): float(r["per_second"])
             for r in csv.DictReader(io.StringIO(out))}
 
@@ -213,11 +215,18 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--train-batch", type=int, default=256)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--paths", default="auto",
+                    help="damone's kernel paths, comma-separated (auto, avx512, avx2, portable: "
+                         "DAMONE_SIMD of each run); a path the CPU does not run measures the best below it")
     a = ap.parse_args()
+    paths = a.paths.split(",")
     with open(a.config, "rb") as f:
         m = tomllib.load(f).get("model", {})
     blocks, c, hidden = m.get("blocks", 4), m.get("channels", 32), m.get("value_hidden", 64)
     import onnxruntime
+    cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    cpu_model = next((l.split(":", 1)[1].strip() for l in cpu.splitlines() if l.startswith("Model name")), "?")
+    print(f"CPU: {cpu_model}")
     print(f"network {blocks}x{c} (value head {hidden}) from {a.config}; "
           f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; "
           f"{a.seconds:.0f} s per figure, interleaved")
@@ -230,28 +239,30 @@ def main():
         sess = ort_session(model, t)
         for b in [int(s) for s in a.batches.split(",")]:
             x = inputs(b)[0]
-            d = damone(a.binary, a.config, ["--batch", str(b), "--threads", str(t),
-                                            "--seconds", str(a.seconds), "--no-train"])
             pt = torch_infer(net, x, a.seconds)
             on = ort_infer(sess, x, a.seconds)
-            rows.append(("inference", t, b, d[("forward", t, b)], d[("evaluator", t, b)], pt, on))
-            print(f"  inference threads {t} batch {b:4}: damone {rows[-1][3]:8.0f}  "
-                  f"torch {pt:8.0f}  onnxruntime {on:8.0f}", file=sys.stderr)
+            for path in paths:
+                d = damone(a.binary, a.config, ["--batch", str(b), "--threads", str(t),
+                                                "--seconds", str(a.seconds), "--no-train"], path)
+                rows.append(("inference", path, t, b, d[("forward", t, b)], d[("evaluator", t, b)], pt, on))
+                print(f"  inference {path} threads {t} batch {b:4}: damone {rows[-1][4]:8.0f}  "
+                      f"torch {pt:8.0f}  onnxruntime {on:8.0f}", file=sys.stderr)
     for t in [int(s) for s in a.threads.split(",")]:
         torch.set_num_threads(t)
         b = a.train_batch
-        d = damone(a.binary, a.config, ["--batch", str(b), "--threads", str(t),
-                                        "--seconds", str(a.seconds)])
         pt = torch_train(blocks, c, hidden, b, a.seconds)
-        rows.append(("training", t, b, d[("train", t, b)], None, pt, None))
-        print(f"  training threads {t} batch {b}: damone {rows[-1][3]:.0f}  torch {pt:.0f}",
-              file=sys.stderr)
+        for path in paths:
+            d = damone(a.binary, a.config, ["--batch", str(b), "--threads", str(t),
+                                            "--seconds", str(a.seconds)], path)
+            rows.append(("training", path, t, b, d[("train", t, b)], None, pt, None))
+            print(f"  training {path} threads {t} batch {b}: damone {rows[-1][4]:.0f}  torch {pt:.0f}",
+                  file=sys.stderr)
     print()
-    print("| what | threads | batch | damone /s | damone evaluator /s | PyTorch eager /s "
+    print("| what | damone path | threads | batch | damone /s | damone evaluator /s | PyTorch eager /s "
           "| ONNX Runtime /s | damone / PyTorch | damone / ONNX Runtime |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for what, t, b, d, ev, pt, on in rows:
-        print(f"| {what} | {t} | {b} | {d:,.0f} | {'' if ev is None else f'{ev:,.0f}'} | {pt:,.0f} "
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for what, path, t, b, d, ev, pt, on in rows:
+        print(f"| {what} | {path} | {t} | {b} | {d:,.0f} | {'' if ev is None else f'{ev:,.0f}'} | {pt:,.0f} "
               f"| {'' if on is None else f'{on:,.0f}'} | {d / pt:.2f}x "
               f"| {'' if on is None else f'{d / on:.2f}x'} |")
 

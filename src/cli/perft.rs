@@ -196,6 +196,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
 /// Prints the network suite's figures (text, or CSV with `--csv`).
 fn bench_net(a: &BenchArgs) -> Result<()> {
     let cfg = damone::run::RunConfig::load(a.config.as_deref(), &[])?;
+    eprintln!("kernels: {}", damone::util::simd::describe());
     let threads: Vec<usize> = if a.threads.is_empty() {
         vec![rayon::current_num_threads()]
     } else {

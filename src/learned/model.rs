@@ -291,8 +291,8 @@ impl QuantEval {
     }
 }
 
-// The loops below vectorise; `simd_kernel!` compiles each twice, portable
-// and for AVX2, and runs the AVX2 one where [`simd::avx2`] says so.
+// The loops below vectorise; `util::simd::isa_kernel!` compiles each for AVX-512,
+// AVX2 and the portable baseline, and runs the one `util::simd` chose.
 
 #[inline(always)]
 fn add_row_generic(sums: &mut [i16], row: &[i16]) {
@@ -318,53 +318,15 @@ fn dot_clipped_generic(w: &[i16], s: &[i16]) -> i32 {
         .sum()
 }
 
-macro_rules! simd_kernel {
-    ($name:ident, $generic:ident, $avx2:ident, ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn $avx2($($arg: $ty),*) $(-> $ret)? {
-            $generic($($arg),*)
-        }
-
-        #[inline]
-        fn $name($($arg: $ty),*) $(-> $ret)? {
-            #[cfg(target_arch = "x86_64")]
-            if simd::avx2() {
-                // SAFETY: the CPU has AVX2 and FMA (checked once at start).
-                return unsafe { $avx2($($arg),*) };
-            }
-            $generic($($arg),*)
-        }
-    };
-}
-
-simd_kernel!(add_row, add_row_generic, add_row_avx2, (sums: &mut [i16], row: &[i16]));
-simd_kernel!(sub_row, sub_row_generic, sub_row_avx2, (sums: &mut [i16], row: &[i16]));
-simd_kernel!(dot_clipped, dot_clipped_generic, dot_clipped_avx2, (w: &[i16], s: &[i16]) -> i32);
-
-/// Which instruction set the kernels run on.
-pub(crate) mod simd {
-    use std::sync::OnceLock;
-
-    /// True when the kernels use AVX2 (the CPU has AVX2 and FMA, and
-    /// `DAMONE_EVAL_SIMD=portable` does not force the portable loops).
-    #[inline]
-    pub fn avx2() -> bool {
-        static AVX2: OnceLock<bool> = OnceLock::new();
-        *AVX2.get_or_init(|| {
-            let forced_off = std::env::var("DAMONE_EVAL_SIMD").is_ok_and(|v| v == "portable");
-            #[cfg(target_arch = "x86_64")]
-            {
-                !forced_off && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            {
-                let _ = forced_off;
-                false
-            }
-        })
-    }
-}
+crate::util::simd::isa_kernel!(
+    fn add_row = add_row_generic, add_row_avx2, add_row_avx512, (sums: &mut [i16], row: &[i16])
+);
+crate::util::simd::isa_kernel!(
+    fn sub_row = sub_row_generic, sub_row_avx2, sub_row_avx512, (sums: &mut [i16], row: &[i16])
+);
+crate::util::simd::isa_kernel!(
+    fn dot_clipped = dot_clipped_generic, dot_clipped_avx2, dot_clipped_avx512, (w: &[i16], s: &[i16]) -> i32
+);
 
 #[cfg(test)]
 mod tests {
@@ -375,8 +337,8 @@ mod tests {
     /// portable loops give, on sums that cross the clipping bounds.
     #[test]
     fn kernels_equal_the_portable_loops() {
-        if !simd::avx2() {
-            eprintln!("NOTICE: no AVX2 here (or DAMONE_EVAL_SIMD=portable): the portable loops are compared with themselves");
+        if crate::util::simd::isa() == crate::util::simd::Isa::Portable {
+            eprintln!("NOTICE: the portable path (no AVX2 here, or DAMONE_SIMD=portable): the portable loops are compared with themselves");
         }
         let mut rng = crate::util::rng_stream(3, "kernels", 0);
         for n in [8, 64, 100, 1024] {

@@ -112,7 +112,8 @@ impl WinogradConv {
             // SAFETY: v, u and m hold 16 matrices of tiles x ci, ci x co and
             // tiles x co floats.
             unsafe {
-                gemm::gemm(
+                crate::util::simd::sgemm(
+                    crate::util::simd::isa(),
                     tiles,
                     co,
                     ci,
@@ -128,9 +129,6 @@ impl WinogradConv {
                     co as isize,
                     0.0,
                     1.0,
-                    false,
-                    false,
-                    false,
                     gemm::Parallelism::None,
                 );
             }
@@ -186,23 +184,12 @@ fn store(dst: &mut [f32], v: &Lane, w: usize) {
     }
 }
 
-/// `V[xi][tile][c]` for every tile of `n` positions.
-/// `pad` is scratch for the zero-bordered 10x10 copy of each position.
-fn input_transform(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { input_transform_avx2(x, n, c, pad, v) };
-        return;
-    }
-    input_transform_impl(x, n, c, pad, v)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn input_transform_avx2(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
-    input_transform_impl(x, n, c, pad, v)
-}
+crate::util::simd::isa_kernel!(
+    /// `V[xi][tile][c]` for every tile of `n` positions.
+    /// `pad` is scratch for the zero-bordered 10x10 copy of each position.
+    fn input_transform = input_transform_impl, input_transform_avx2, input_transform_avx512,
+    (x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32])
+);
 
 #[inline(always)]
 fn input_transform_impl(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut [f32]) {
@@ -252,39 +239,12 @@ fn input_transform_impl(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut 
     }
 }
 
-/// `out = relu(Aᵀ M A + bias [+ residual])` for every tile (without the
-/// ReLU when `relu` is false).
-fn output_transform(
-    m: &[f32],
-    n: usize,
-    c: usize,
-    bias: &[f32],
-    out: &mut [f32],
-    residual: Option<&[f32]>,
-    relu: bool,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { output_transform_avx2(m, n, c, bias, out, residual, relu) };
-        return;
-    }
-    output_transform_impl(m, n, c, bias, out, residual, relu)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn output_transform_avx2(
-    m: &[f32],
-    n: usize,
-    c: usize,
-    bias: &[f32],
-    out: &mut [f32],
-    residual: Option<&[f32]>,
-    relu: bool,
-) {
-    output_transform_impl(m, n, c, bias, out, residual, relu)
-}
+crate::util::simd::isa_kernel!(
+    /// `out = relu(Aᵀ M A + bias [+ residual])` for every tile (without the
+    /// ReLU when `relu` is false).
+    fn output_transform = output_transform_impl, output_transform_avx2, output_transform_avx512,
+    (m: &[f32], n: usize, c: usize, bias: &[f32], out: &mut [f32], residual: Option<&[f32]>, relu: bool)
+);
 
 #[inline(always)]
 fn output_transform_impl(

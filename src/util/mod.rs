@@ -5,6 +5,7 @@
 pub(crate) mod bin;
 pub mod chart;
 pub mod elo;
+pub mod simd;
 pub mod stop;
 
 pub use bin::BinError;

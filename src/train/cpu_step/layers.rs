@@ -56,7 +56,8 @@ fn mm(
     assert!(rhs.len() > (k - 1) * rhs_rs + (n - 1) * rhs_cs);
     // SAFETY: the asserts above bound every index the strides reach.
     unsafe {
-        gemm::gemm(
+        crate::util::simd::sgemm(
+            crate::util::simd::isa(),
             m,
             n,
             k,
@@ -72,9 +73,6 @@ fn mm(
             rhs_rs as isize,
             if accumulate { 1.0 } else { 0.0 },
             1.0,
-            false,
-            false,
-            false,
             par,
         );
     }
