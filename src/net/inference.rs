@@ -37,17 +37,18 @@ use std::cell::RefCell;
 /// channels) stays in L2.
 const CHUNK: usize = 8;
 
-/// Batches up to this size run one position per rayon task: a player's
-/// few leaves (one per thread) are spread over every thread, and one
-/// position alone costs a core no more per position than a chunk does.
+/// Batches up to this size are split evenly over the threads (one chunk
+/// per thread): a player's few leaves spread over every core, and each
+/// core runs its share as one chunk.
 const SMALL_BATCH: usize = 16;
 
-/// Positions per tower chunk for a batch of `n`: 1 in a small batch, else
-/// [`CHUNK`]. It depends on the batch alone, so that a batch gives the
-/// same bits on any number of threads.
-fn chunk_len(n: usize) -> usize {
+/// Positions per tower chunk for a batch of `n` on `threads` threads: an
+/// even share per thread in a small batch, else [`CHUNK`]. A position's
+/// outputs do not depend on the chunk it runs in (`tests/fastnet.rs`), so
+/// a batch gives the same bits on any number of threads.
+fn chunk_len(n: usize, threads: usize) -> usize {
     if n <= SMALL_BATCH {
-        1
+        n.div_ceil(threads.max(1)).max(1)
     } else {
         CHUNK
     }
@@ -175,7 +176,8 @@ impl Dense {
 /// elements.
 unsafe fn gemm_rm(m: usize, n: usize, k: usize, dst: &mut [f32], lhs: &[f32], rhs: &[f32], par: Parallelism) {
     assert!(dst.len() >= m * n && lhs.len() >= m * k && rhs.len() >= k * n);
-    gemm::gemm(
+    crate::util::simd::sgemm(
+        crate::util::simd::isa(),
         m,
         n,
         k,
@@ -191,9 +193,6 @@ unsafe fn gemm_rm(m: usize, n: usize, k: usize, dst: &mut [f32], lhs: &[f32], rh
         n as isize,
         1.0,
         1.0,
-        false,
-        false,
-        false,
         par,
     );
 }
@@ -490,13 +489,14 @@ impl FastNet {
 
     /// The tower and the cheap heads for a chunk of observations; writes
     /// `[n, planes * 64]` policy inputs, `[n, 3]` value logits and `[n]` predicted
-    /// final material.
+    /// final material. `small`: the chunk is part of a small batch.
     fn trunk_chunk(
         &self,
         obs: &[Observation],
         policy_in: &mut [f32],
         value: &mut [f32],
         material: &mut [f32],
+        small: bool,
     ) {
         let n = obs.len();
         SCRATCH.with(|s| {
@@ -535,19 +535,37 @@ impl FastNet {
             }
             let vin = &mut t[..n * 64];
             Self::conv1_planes(&self.value_conv, h, n, vin);
-            let hid = self.value_fc1.outputs;
-            let mut v1 = vec![0.0f32; n * hid];
-            self.value_fc1.forward(vin, n, &mut v1, true, Parallelism::None);
-            self.value_fc2.forward(&v1, n, value, false, Parallelism::None);
-            if let Some(aux) = &self.aux_fc {
-                let k = aux.outputs;
-                let mut out = vec![0.0f32; n * k];
-                aux.forward(&v1, n, &mut out, false, Parallelism::None);
-                for (m, row) in material.iter_mut().zip(out.chunks_exact(k)) {
-                    *m = row[0];
-                }
+            // A small batch's value head runs one position a product (the
+            // GEMM takes another summation order for a single row), so
+            // that its bits do not depend on how the batch was split.
+            let rows = if small { 1 } else { n };
+            for at in (0..n).step_by(rows) {
+                self.value_rows(
+                    &vin[at * 64..(at + rows) * 64],
+                    rows,
+                    &mut value[at * 3..(at + rows) * 3],
+                    &mut material[at..at + rows],
+                );
             }
         })
+    }
+
+    /// The value head (and the material head) on `rows` positions' value
+    /// planes `[rows, 64]`.
+    fn value_rows(&self, vin: &[f32], rows: usize, value: &mut [f32], material: &mut [f32]) {
+        let hid = self.value_fc1.outputs;
+        let mut v1 = vec![0.0f32; rows * hid];
+        self.value_fc1
+            .forward(vin, rows, &mut v1, true, Parallelism::None);
+        self.value_fc2.forward(&v1, rows, value, false, Parallelism::None);
+        if let Some(aux) = &self.aux_fc {
+            let k = aux.outputs;
+            let mut out = vec![0.0f32; rows * k];
+            aux.forward(&v1, rows, &mut out, false, Parallelism::None);
+            for (m, row) in material.iter_mut().zip(out.chunks_exact(k)) {
+                *m = row[0];
+            }
+        }
     }
 
     fn trunk(&self, obs: &[Observation]) -> Trunk {
@@ -556,15 +574,16 @@ impl FastNet {
         let mut policy_in = vec![0.0f32; n * pin];
         let mut value = vec![0.0f32; n * 3];
         let mut material = vec![0.0f32; n];
-        let chunk = chunk_len(n);
+        let chunk = chunk_len(n, rayon::current_num_threads());
+        let small = n <= SMALL_BATCH;
         if n <= chunk {
-            self.trunk_chunk(obs, &mut policy_in, &mut value, &mut material);
+            self.trunk_chunk(obs, &mut policy_in, &mut value, &mut material, small);
         } else {
             obs.par_chunks(chunk)
                 .zip(policy_in.par_chunks_mut(chunk * pin))
                 .zip(value.par_chunks_mut(chunk * 3))
                 .zip(material.par_chunks_mut(chunk))
-                .for_each(|(((o, p), v), m)| self.trunk_chunk(o, p, v, m));
+                .for_each(|(((o, p), v), m)| self.trunk_chunk(o, p, v, m, small));
         }
         Trunk {
             policy_in,
