@@ -119,6 +119,7 @@ fn a_tiny_run_through_the_library_api() {
     let mut last = None;
     resumed.run(&mut |e: &Event| last = Some(e.clone())).unwrap();
     assert_eq!(last, Some(Event::Finished { iterations: 0 }));
+    drop(resumed);
     // A new run in the same folder is refused, naming what to do.
     let e = Run::<damone::game::Position>::open(tiny(&dir, 2), Start::New)
         .err()
@@ -461,4 +462,30 @@ fn a_runs_schedule_is_the_same_in_one_sitting_or_in_four() {
     };
     assert_eq!((grows.window_for(100), grows.window_for(10_000)), (1000, 2000));
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// One process at a time trains a run: a second open of its folder is
+/// refused while the first is open, naming the holder, and allowed once it
+/// is dropped.
+#[test]
+fn a_run_folder_is_trained_by_one_process_at_a_time() {
+    let dir = std::env::temp_dir().join(format!("damone-runlock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let resume = || Start::Resume {
+        from_intact: false,
+        sets: Vec::new(),
+    };
+    let run = Run::<damone::game::Position>::start(tiny(&dir, 1), Start::New, &mut |_: &Event| {}).unwrap();
+    let e = Run::<damone::game::Position>::open(tiny(&dir, 1), resume())
+        .err()
+        .expect("a second open of a run in use is refused")
+        .to_string();
+    assert!(
+        e.contains("is in use by another process") && e.contains(&format!("process {}", std::process::id())),
+        "{e}"
+    );
+    drop(run);
+    Run::<damone::game::Position>::open(tiny(&dir, 1), resume())
+        .expect("the folder is free once the run is dropped");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,8 @@
 //! ## Layout (version 3; version 2 had no checksums)
 //!
 //! A run folder `<checkpoint_dir>/<run>/` holds `metrics.csv`,
-//! `evals.csv`, `eval_games.csv`, `resume.log`, `live.json` (the self-play
+//! `evals.csv`, `eval_games.csv`, `resume.log`, `run.lock` (held while a
+//! process trains the run), `live.json` (the self-play
 //! game in progress, for `damone serve`) and one folder per kept checkpoint,
 //! `iter_NNNN/`, holding:
 //!
@@ -247,6 +248,10 @@ impl RunDir {
     /// The folder of the checkpoint after iteration `k`.
     pub fn iter_dir(&self, k: u32) -> PathBuf {
         self.root.join(format!("iter_{k:04}"))
+    }
+    /// The lock a run holds while it is open, `run.lock`.
+    pub fn lock_path(&self) -> PathBuf {
+        self.root.join("run.lock")
     }
     /// The per-iteration log, `metrics.csv`.
     pub fn metrics_path(&self) -> PathBuf {

@@ -32,6 +32,7 @@
 
 pub mod checkpoint;
 pub mod config;
+mod events;
 mod iteration;
 pub mod learned_eval;
 pub mod metrics;
@@ -41,22 +42,22 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, LivePosition, RunDir, CHECKPOINT_VERSION,
 };
 pub use config::{ConfigError, DistConfig, EvalConfig, RunConfig, DEFAULT_CONFIG};
+pub use events::{Event, Phase, RunError};
 pub use metrics::{read_rows, write_rows, EvalGameRow, EvalRow, LogError, Metrics};
 
 use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
-use crate::data::{exact_samples, ReplayError, ReplayWindow, Sample};
+use crate::data::{exact_samples, ReplayWindow, Sample};
 use crate::game::{GameId, Position, TableGame};
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
-use crate::net::{ComputeDevice, DeviceError, NetEvaluator, ENCODING_VERSION};
+use crate::net::{ComputeDevice, NetEvaluator, ENCODING_VERSION};
 use crate::selfplay::SelfPlay;
 use crate::train::Trainer;
-use crate::util::bin::BinError;
 use crate::util::stop::Stop;
 use crate::util::{atomic_write, derive_seed};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
@@ -158,132 +159,6 @@ fn resumable(key: &str) -> bool {
     })
 }
 
-/// The phases of an iteration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Counted in finished games.
-    SelfPlay,
-    /// Counted in training steps.
-    Training,
-    /// Counted in evaluation games.
-    Evaluation,
-    /// The learned evaluation for alpha-beta, counted in epochs.
-    LearnedEval,
-}
-
-/// What a run reports to its observer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    /// The run is about to play `iteration` (the first since it was opened or resumed).
-    Started {
-        /// The iteration about to be played.
-        iteration: u32,
-        /// True when the run was resumed.
-        resumed: bool,
-        /// The run folder.
-        dir: PathBuf,
-        /// The device the network runs on, in words.
-        device: String,
-    },
-    /// A phase began; `total` units are expected.
-    Phase {
-        /// The iteration.
-        iteration: u32,
-        /// The phase.
-        phase: Phase,
-        /// Units expected (games, steps).
-        total: u64,
-    },
-    /// `done` units of the current phase are done.
-    Progress {
-        /// The iteration.
-        iteration: u32,
-        /// The phase.
-        phase: Phase,
-        /// Units done so far.
-        done: u64,
-    },
-    /// An iteration ended and its checkpoint is written.
-    Iteration {
-        /// Its row of `metrics.csv`.
-        metrics: Box<Metrics>,
-        /// Its rows of `evals.csv` (none when no evaluation was due).
-        evals: Vec<EvalRow>,
-        /// The checkpoint's folder.
-        checkpoint: PathBuf,
-    },
-    /// A stop request cut iteration `iteration` short: nothing of it was
-    /// written; the newest checkpoint is iteration `kept` (0: none).
-    Interrupted {
-        /// The iteration cut short.
-        iteration: u32,
-        /// The newest checkpoint's iteration (0: none).
-        kept: u32,
-    },
-    /// The run stopped (limit reached or stop requested).
-    Finished {
-        /// The iterations the run has played in all.
-        iterations: u32,
-    },
-}
-
-/// Why a run could not start or go on.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The config is invalid.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// A checkpoint could not be read or written.
-    #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
-    /// A CSV log could not be read or written.
-    #[error(transparent)]
-    Log(#[from] LogError),
-    /// A new run's folder already has checkpoints.
-    #[error("run folder {0} already has checkpoints: resume it, overwrite it, or choose another run name")]
-    Exists(PathBuf),
-    /// `--resume` found no checkpoint.
-    #[error("--resume: no checkpoint in {0} (start without --resume)")]
-    NothingToResume(PathBuf),
-    /// The newest checkpoint is damaged; the message says what to do.
-    #[error("{0}; {1}")]
-    Damaged(CheckpointError, String),
-    /// The run folder could not be used.
-    #[error("cannot use run folder {0}: {1}")]
-    Io(PathBuf, std::io::Error),
-    /// A file of the run could not be written.
-    #[error("cannot write {0}: {1} (is the disk full, or the folder read-only?); the checkpoints are intact: fix that, then --resume")]
-    Write(PathBuf, std::io::Error),
-    /// A checkpoint's replay window does not read.
-    #[error("checkpoint {0}: replay.bin: {1}")]
-    Replay(PathBuf, ReplayError),
-    /// A checkpoint's games in flight do not read.
-    #[error("checkpoint {0}: selfplay.bin: {1}")]
-    InFlight(PathBuf, BinError),
-    /// A checkpoint does not match its config.
-    #[error("checkpoint {0} is corrupt or does not match its config: {1}")]
-    Restore(PathBuf, String),
-    /// The network could not be serialised.
-    #[error("cannot serialise the network: {0}")]
-    Weights(String),
-    /// The device could not be opened.
-    #[error("device: {0}")]
-    Device(#[from] DeviceError),
-    /// A stop request cut the iteration short; nothing of it was written.
-    #[error("iteration {0} was cut short by a stop request and not written; open the run again with --resume to go on")]
-    Interrupted(u32),
-    /// The run folder holds a run of another game.
-    #[error("{dir} is a run of {found}, not of {expected}")]
-    WrongGame {
-        /// The run folder.
-        dir: PathBuf,
-        /// The game of its run.
-        found: GameId,
-        /// The game asked for.
-        expected: GameId,
-    },
-}
-
 /// A game a run can train: the network's encoding ([`Board`]), the
 /// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games,
 /// and its endgame tables ([`TableGame`], opened by [`OpenExactValues`]).
@@ -340,6 +215,8 @@ pub struct Run<P: RunGame = Position> {
     /// is then part-way through it, and no further iteration is played.
     interrupted: Option<u32>,
     resumed: bool,
+    /// The run folder's lock, held while the run is open.
+    _lock: FolderLock,
 }
 
 impl Run<Position> {
@@ -394,6 +271,7 @@ impl<P: RunGame> Run<P> {
             Start::Resume { .. } => None,
             _ => Some(ComputeDevice::select(cfg.device)?),
         };
+        let lock = FolderLock::take(&dir)?;
         let resume = prepare_folder(&dir, &start)?;
         if let Some((ck, _)) = resume.as_ref().filter(|(ck, _)| ck.config.game != P::ID) {
             return Err(wrong_game(ck.config.game));
@@ -413,7 +291,7 @@ impl<P: RunGame> Run<P> {
                 (cfg, compute)
             }
         };
-        let mut run = Run::fresh(cfg, dir, compute)?;
+        let mut run = Run::fresh(cfg, dir, compute, lock)?;
         let tables =
             config_exact_values(&run.cfg).map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
         run.selfplay.set_exact_values(tables);
@@ -426,7 +304,12 @@ impl<P: RunGame> Run<P> {
     }
 
     /// A run at iteration 0 in `dir` (which exists).
-    fn fresh(mut cfg: RunConfig, dir: RunDir, compute: ComputeDevice) -> Result<Run<P>, RunError> {
+    fn fresh(
+        mut cfg: RunConfig,
+        dir: RunDir,
+        compute: ComputeDevice,
+        lock: FolderLock,
+    ) -> Result<Run<P>, RunError> {
         // The policy index's cells are the game's (a config read from text
         // has them already; one built in code may not).
         cfg.model.board = <P as crate::net::Board>::CELLS;
@@ -437,6 +320,7 @@ impl<P: RunGame> Run<P> {
         let start = P::start(variant);
         let device = compute.burn().clone();
         Ok(Run {
+            _lock: lock,
             trainer: Trainer::seeded(cfg.model.clone(), cfg.train.clone(), device, cfg.seed),
             window: ReplayWindow::new(cfg.train.window),
             selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
@@ -656,13 +540,73 @@ fn prepare_folder(dir: &RunDir, start: &Start) -> Result<Option<(Checkpoint, Vec
         }
         Start::New if !existing.is_empty() => return Err(RunError::Exists(dir.root.clone())),
         Start::Overwrite if !existing.is_empty() => {
-            std::fs::remove_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
+            clear_folder(dir).map_err(|e| RunError::Io(dir.root.clone(), e))?;
             None
         }
         _ => None,
     };
     std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
     Ok(resume)
+}
+
+/// Remove everything in the run folder but its lock (an overwrite).
+fn clear_folder(dir: &RunDir) -> std::io::Result<()> {
+    let lock = dir.lock_path();
+    for entry in std::fs::read_dir(&dir.root)? {
+        let entry = entry?;
+        if entry.path() == lock {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            std::fs::remove_dir_all(entry.path())?;
+        } else {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// A run folder held by this process: an exclusive lock on its
+/// `run.lock` (which names the holder's process id), released when the
+/// run is dropped or the process ends, so that two processes never train
+/// one run at once (they would overwrite each other's checkpoints and
+/// logs, and share the machine's time unawares).
+struct FolderLock {
+    _file: std::fs::File,
+}
+
+impl FolderLock {
+    /// Lock `dir` (created if absent); refused while another process, or
+    /// another open run of this one, holds it.
+    fn take(dir: &RunDir) -> Result<FolderLock, RunError> {
+        use std::io::{Read, Seek, Write};
+        std::fs::create_dir_all(&dir.root).map_err(|e| RunError::Io(dir.root.clone(), e))?;
+        let path = dir.lock_path();
+        let io = |e| RunError::Io(path.clone(), e);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                return Err(RunError::InUse(
+                    dir.root.clone(),
+                    crate::util::clip(holder.trim(), 60),
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        file.set_len(0).map_err(io)?;
+        file.rewind().map_err(io)?;
+        write!(file, "process {}", std::process::id()).map_err(io)?;
+        Ok(FolderLock { _file: file })
+    }
 }
 
 /// The checkpoint a resume with `sets` continues from: refused when the
