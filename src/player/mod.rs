@@ -38,6 +38,7 @@ mod factory;
 pub mod grade;
 mod learned;
 pub mod rate;
+mod rating_rows;
 pub mod run_tournament;
 
 pub use factory::{
