@@ -9,14 +9,12 @@
 
 mod common;
 
+use common::ws::{connect, next, send, start_server_until};
 use common::{engine_with, run};
 use damone::game::{Board, GameKind, GamePosition, GAME_NAMES};
 use damone::run::RunConfig;
-use damone::serve::{serve, ServeConfig};
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
-use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
+use damone::serve::ServeConfig;
+use serde_json::json;
 
 /// The commands with a `--game` option.
 const WITH_GAME: [&str; 7] = ["perft", "moves", "match", "play", "engine", "analyse", "serve"];
@@ -88,26 +86,6 @@ fn the_engine_protocol_names_and_plays_every_game() {
     }
 }
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The next message of type `kind`.
-async fn next(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
-            .await
-            .expect("a message in time")
-            .unwrap()
-            .unwrap();
-        if let Message::Text(t) = m {
-            let v: Value = serde_json::from_str(t.as_str()).unwrap();
-            assert_ne!(v["type"], "error", "{v}");
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
-}
-
 #[tokio::test]
 async fn the_web_page_plays_every_game() {
     for kind in GameKind::ALL {
@@ -115,34 +93,18 @@ async fn the_web_page_plays_every_game() {
             game: kind,
             ..Default::default()
         };
-        let (tx, rx) = tokio::sync::oneshot::channel();
         let stop = damone::util::stop::Stop::new();
-        let server_stop = stop.clone();
-        tokio::spawn(async move {
-            serve(
-                cfg,
-                "127.0.0.1:0".parse().unwrap(),
-                |a| {
-                    let _ = tx.send(a);
-                },
-                server_stop,
-            )
-            .await
-            .unwrap();
-        });
-        let addr = rx.await.unwrap();
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-            .await
-            .unwrap();
+        let addr = start_server_until(cfg, stop.clone()).await;
+        let mut ws = connect(addr, "").await;
         let new = json!({"type": "new", "opponent": "alphabeta:depth=2", "color": "white"});
-        ws.send(Message::Text(new.to_string().into())).await.unwrap();
+        send(&mut ws, new).await;
         let state = next(&mut ws, "state").await;
         assert_eq!(state["game"], kind.name());
         let pieces = state["board"].as_array().unwrap().len();
         assert!(pieces > 0, "{kind}: {state}");
         let first = state["moves"][0]["text"].as_str().unwrap().to_string();
         let mv = json!({"type": "move", "move": first});
-        ws.send(Message::Text(mv.to_string().into())).await.unwrap();
+        send(&mut ws, mv).await;
         let after = next(&mut ws, "state").await;
         assert_eq!(after["history"][0], first, "{kind}: {after}");
         stop.request();

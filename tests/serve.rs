@@ -4,11 +4,14 @@
 //! installed) a real headless browser that plays, analyses and watches a
 //! run.
 
+mod common;
+
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use common::ws::{next, send, start_server};
 use damone::run::{read_rows, write_rows, Event, Metrics, Run, RunConfig, Start};
-use damone::serve::{player_list, router, serve, ServeConfig};
-use futures_util::{SinkExt, StreamExt};
+use damone::serve::{player_list, router, ServeConfig};
+use futures_util::SinkExt;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -91,23 +94,6 @@ async fn handlers_serve_the_page_players_and_run() {
     assert_eq!(player_list(&ServeConfig::default()).len(), 5);
 }
 
-async fn start_server(cfg: ServeConfig) -> std::net::SocketAddr {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    tokio::spawn(async move {
-        serve(
-            cfg,
-            "127.0.0.1:0".parse().unwrap(),
-            |a| {
-                let _ = tx.send(a);
-            },
-            damone::util::stop::Stop::new(),
-        )
-        .await
-        .unwrap();
-    });
-    rx.await.unwrap()
-}
-
 /// Read server-sent events from a raw connection until `until` is in the text.
 async fn sse(addr: std::net::SocketAddr, last_id: Option<u32>, until: &str) -> String {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -159,29 +145,6 @@ async fn run_events_stream_new_rows_and_resume() {
         "{resumed}"
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-/// The next message of `kind`.
-async fn next(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(60), ws.next())
-            .await
-            .expect("a message in time")
-            .unwrap()
-            .unwrap();
-        if let Message::Text(t) = m {
-            let v: Value = serde_json::from_str(t.as_str()).unwrap();
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
 }
 
 #[tokio::test]

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod ws;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
