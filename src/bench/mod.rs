@@ -226,6 +226,8 @@ pub struct NetBenchConfig {
     pub ablation: bool,
     /// Skip the training-step figures.
     pub no_train: bool,
+    /// Skip the inference figures (a profile of the training step alone).
+    pub no_inference: bool,
 }
 
 /// One network figure: `what` per second at a setting.
@@ -309,7 +311,9 @@ fn net_suite_of<P: crate::run::RunGame>(
             for &batch in &cfg.batches {
                 for d in devices.iter_mut() {
                     let at = Setting { threads, batch };
-                    measure_inference(cfg, d, im2col.as_ref(), &inputs, at, report);
+                    if !cfg.no_inference {
+                        measure_inference(cfg, d, im2col.as_ref(), &inputs, at, report);
+                    }
                     measure_training(cfg, d, &inputs, at, report);
                 }
             }

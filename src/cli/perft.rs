@@ -100,6 +100,10 @@ pub struct BenchArgs {
     /// `--suite net`: skip the training-step figure.
     #[arg(long)]
     no_train: bool,
+    /// `--suite net`: skip the inference figures (for a profile of the
+    /// training step alone).
+    #[arg(long)]
+    no_inference: bool,
     /// `--suite net`: print CSV rows (what,threads,batch,per_second,device) instead of text.
     #[arg(long)]
     csv: bool,
@@ -212,6 +216,7 @@ fn bench_net(a: &BenchArgs) -> Result<()> {
         seconds: a.seconds,
         ablation: a.ablation,
         no_train: a.no_train,
+        no_inference: a.no_inference,
     };
     let shape = format!("{}x{}", cfg.model.blocks, cfg.model.channels);
     if a.csv {
