@@ -444,49 +444,6 @@ impl FastNet {
         }
     }
 
-    /// 1x1 convolution + ReLU into plane-major `[n, c_out * 64]` (burn's
-    /// `[B, C, 8, 8]` flattened).
-    fn conv1_planes(f: &Folded, x: &[f32], n: usize, out: &mut [f32]) {
-        let (ci, co) = (f.c_in, f.c_out);
-        for p in 0..n {
-            for cell in 0..64 {
-                let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
-                for o in 0..co {
-                    let mut s = f.b[o];
-                    for (i, &xv) in xr.iter().enumerate() {
-                        s += xv * f.w[i * co + o];
-                    }
-                    out[p * co * 64 + o * 64 + cell] = s.max(0.0);
-                }
-            }
-        }
-    }
-
-    /// 1x1 convolution (no ReLU) at the board's playing cells into `[n,
-    /// cells, c_out]`, the first `c_out / 2` features of each cell (its
-    /// start vector) times `1 / sqrt(c_out / 2)`.
-    fn conv1_cells(f: &Folded, board: BoardCells, x: &[f32], n: usize, out: &mut [f32]) {
-        let (ci, co) = (f.c_in, f.c_out);
-        let d = co / 2;
-        let scale = 1.0 / (d as f32).sqrt();
-        let count = board.count();
-        for p in 0..n {
-            for (i, cell) in board.cells().enumerate() {
-                let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
-                let dst = &mut out[(p * count + i) * co..(p * count + i + 1) * co];
-                dst.copy_from_slice(&f.b);
-                for (k, &xv) in xr.iter().enumerate() {
-                    for (o, &w) in dst.iter_mut().zip(&f.w[k * co..(k + 1) * co]) {
-                        *o += xv * w;
-                    }
-                }
-                for o in &mut dst[..d] {
-                    *o *= scale;
-                }
-            }
-        }
-    }
-
     /// The tower and the cheap heads for a chunk of observations; writes
     /// `[n, planes * 64]` policy inputs, `[n, 3]` value logits and `[n]` predicted
     /// final material. `small`: the chunk is part of a small batch.
@@ -528,13 +485,11 @@ impl FastNet {
             }
             let h = &h[..n * 64 * c];
             match self.policy {
-                PolicyLayer::Dense { .. } => Self::conv1_planes(&self.policy_conv, h, n, policy_in),
-                PolicyLayer::Bilinear { board, .. } => {
-                    Self::conv1_cells(&self.policy_conv, board, h, n, policy_in)
-                }
+                PolicyLayer::Dense { .. } => conv1_planes(&self.policy_conv, h, n, policy_in),
+                PolicyLayer::Bilinear { board, .. } => conv1_cells(&self.policy_conv, board, h, n, policy_in),
             }
             let vin = &mut t[..n * 64];
-            Self::conv1_planes(&self.value_conv, h, n, vin);
+            conv1_planes(&self.value_conv, h, n, vin);
             // A small batch's value head runs one position a product (the
             // GEMM takes another summation order for a single row), so
             // that its bits do not depend on how the batch was split.
@@ -615,19 +570,10 @@ impl FastNet {
             }
             PolicyLayer::Bilinear { d, bias, board } => {
                 let pin = self.policy.inputs();
-                let pairs = board.pairs();
                 policy
                     .par_chunks_mut(POLICY_SIZE)
                     .zip(t.policy_in.par_chunks(pin))
-                    .for_each(|(out, x)| {
-                        // The slots of a start and end share the product.
-                        for j in 0..pairs {
-                            let v = bilinear_dot(x, *d, *board, j);
-                            for k in (j..POLICY_SIZE).step_by(pairs) {
-                                out[k] = bias[k] + v;
-                            }
-                        }
-                    });
+                    .for_each(|(out, x)| bilinear_row(x, *d, *board, bias, out));
             }
         }
         (policy, t.value)
@@ -675,9 +621,83 @@ pub struct SearchOutputs {
     pub material: Vec<f32>,
 }
 
+crate::util::simd::isa_kernel!(
+    /// 1x1 convolution + ReLU into plane-major `[n, c_out * 64]` (burn's
+    /// `[B, C, 8, 8]` flattened).
+    fn conv1_planes = conv1_planes_impl, conv1_planes_avx2, conv1_planes_avx512,
+    (f: &Folded, x: &[f32], n: usize, out: &mut [f32])
+);
+
+#[inline(always)]
+fn conv1_planes_impl(f: &Folded, x: &[f32], n: usize, out: &mut [f32]) {
+    let (ci, co) = (f.c_in, f.c_out);
+    for p in 0..n {
+        for cell in 0..64 {
+            let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
+            for o in 0..co {
+                let mut s = f.b[o];
+                for (i, &xv) in xr.iter().enumerate() {
+                    s += xv * f.w[i * co + o];
+                }
+                out[p * co * 64 + o * 64 + cell] = s.max(0.0);
+            }
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// 1x1 convolution (no ReLU) at the board's playing cells into `[n,
+    /// cells, c_out]`, the first `c_out / 2` features of each cell (its
+    /// start vector) times `1 / sqrt(c_out / 2)`.
+    fn conv1_cells = conv1_cells_impl, conv1_cells_avx2, conv1_cells_avx512,
+    (f: &Folded, board: BoardCells, x: &[f32], n: usize, out: &mut [f32])
+);
+
+#[inline(always)]
+fn conv1_cells_impl(f: &Folded, board: BoardCells, x: &[f32], n: usize, out: &mut [f32]) {
+    let (ci, co) = (f.c_in, f.c_out);
+    let d = co / 2;
+    let scale = 1.0 / (d as f32).sqrt();
+    let count = board.count();
+    for p in 0..n {
+        for (i, cell) in board.cells().enumerate() {
+            let xr = &x[(p * 64 + cell) * ci..(p * 64 + cell + 1) * ci];
+            let dst = &mut out[(p * count + i) * co..(p * count + i + 1) * co];
+            dst.copy_from_slice(&f.b);
+            for (k, &xv) in xr.iter().enumerate() {
+                for (o, &w) in dst.iter_mut().zip(&f.w[k * co..(k + 1) * co]) {
+                    *o += xv * w;
+                }
+            }
+            for o in &mut dst[..d] {
+                *o *= scale;
+            }
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// One position's bilinear policy logits: `bias` plus each start and
+    /// end's product (the slots of a start and end share it).
+    fn bilinear_row = bilinear_row_impl, bilinear_row_avx2, bilinear_row_avx512,
+    (x: &[f32], d: usize, board: BoardCells, bias: &[f32], out: &mut [f32])
+);
+
+#[inline(always)]
+fn bilinear_row_impl(x: &[f32], d: usize, board: BoardCells, bias: &[f32], out: &mut [f32]) {
+    let pairs = board.pairs();
+    for j in 0..pairs {
+        let v = bilinear_dot(x, d, board, j);
+        for k in (j..POLICY_SIZE).step_by(pairs) {
+            out[k] = bias[k] + v;
+        }
+    }
+}
+
 /// The bilinear head's product for policy index `j` from one position's
 /// start and end vectors (`x`: `[cells, 2 * d]`, start vectors already
 /// scaled).
+#[inline(always)]
 fn bilinear_dot(x: &[f32], d: usize, board: BoardCells, j: usize) -> f32 {
     let n = board.count();
     let (from, to) = ((j % (n * n)) / n, j % n);
@@ -686,6 +706,7 @@ fn bilinear_dot(x: &[f32], d: usize, board: BoardCells, j: usize) -> f32 {
     dot(q, k)
 }
 
+#[inline(always)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
     // Eight partial sums let the compiler vectorise.
     let mut acc = [0.0f32; 8];

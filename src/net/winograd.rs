@@ -109,31 +109,130 @@ impl WinogradConv {
         let (m, pad) = rest.split_at_mut(16 * ms);
         input_transform(x, n, ci, pad, v);
         for xi in 0..16 {
-            // SAFETY: v, u and m hold 16 matrices of tiles x ci, ci x co and
-            // tiles x co floats.
-            unsafe {
-                crate::util::simd::sgemm(
-                    crate::util::simd::isa(),
-                    tiles,
-                    co,
-                    ci,
-                    m[xi * ms..].as_mut_ptr(),
-                    1,
-                    co as isize,
-                    false,
-                    v[xi * vs..].as_ptr(),
-                    1,
-                    ci as isize,
-                    self.u[xi * ci * co..].as_ptr(),
-                    1,
-                    co as isize,
-                    0.0,
-                    1.0,
-                    gemm::Parallelism::None,
-                );
-            }
+            point_gemm(
+                tiles,
+                ci,
+                co,
+                &v[xi * vs..xi * vs + tiles * ci],
+                &self.u[xi * ci * co..(xi + 1) * ci * co],
+                &mut m[xi * ms..xi * ms + tiles * co],
+            );
         }
         output_transform(m, n, co, &self.bias, out, residual, relu);
+    }
+}
+
+/// `m = v · u` for one transformed point: `v` is `[tiles, ci]`, `u`
+/// `[ci, co]` and `m` `[tiles, co]`, row-major. On the AVX2 path with
+/// `co` a multiple of 8, a kernel written for these shapes (a short `ci`,
+/// `u` held in L1, no packing); otherwise the `gemm` crate's. Both sum
+/// each output over `ci` in order with fused multiply-adds from zero, so
+/// they give the same bits.
+fn point_gemm(tiles: usize, ci: usize, co: usize, v: &[f32], u: &[f32], m: &mut [f32]) {
+    assert!(v.len() >= tiles * ci && u.len() >= ci * co && m.len() >= tiles * co);
+    #[cfg(target_arch = "x86_64")]
+    if crate::util::simd::isa() == crate::util::simd::Isa::Avx2 && co.is_multiple_of(8) {
+        // SAFETY: the CPU runs AVX2 and FMA (the path chosen), and the
+        // assert above bounds every index the kernel reaches.
+        unsafe { point_gemm_avx2(tiles, ci, co, v.as_ptr(), u.as_ptr(), m.as_mut_ptr()) };
+        return;
+    }
+    // SAFETY: the slices hold tiles x ci, ci x co and tiles x co floats.
+    unsafe {
+        crate::util::simd::sgemm(
+            crate::util::simd::isa(),
+            tiles,
+            co,
+            ci,
+            m.as_mut_ptr(),
+            1,
+            co as isize,
+            false,
+            v.as_ptr(),
+            1,
+            ci as isize,
+            u.as_ptr(),
+            1,
+            co as isize,
+            0.0,
+            1.0,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// [`point_gemm`] on AVX2: the output's columns in blocks of up to 32
+/// (four registers), rows in pairs.
+///
+/// # Safety
+/// The CPU runs AVX2 and FMA; `co` is a multiple of 8; `v`, `u` and `m`
+/// hold `tiles * ci`, `ci * co` and `tiles * co` floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn point_gemm_avx2(tiles: usize, ci: usize, co: usize, v: *const f32, u: *const f32, m: *mut f32) {
+    let mut j0 = 0;
+    while j0 < co {
+        let blocks = (co - j0).min(32) / 8;
+        match blocks {
+            4 => point_columns::<4>(tiles, ci, co, j0, v, u, m),
+            3 => point_columns::<3>(tiles, ci, co, j0, v, u, m),
+            2 => point_columns::<2>(tiles, ci, co, j0, v, u, m),
+            _ => point_columns::<1>(tiles, ci, co, j0, v, u, m),
+        }
+        j0 += blocks * 8;
+    }
+}
+
+/// Columns `j0 .. j0 + 8 * NB` of [`point_gemm_avx2`]'s product.
+///
+/// # Safety
+/// As [`point_gemm_avx2`], with `j0 + 8 * NB <= co`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn point_columns<const NB: usize>(
+    tiles: usize,
+    ci: usize,
+    co: usize,
+    j0: usize,
+    v: *const f32,
+    u: *const f32,
+    m: *mut f32,
+) {
+    use std::arch::x86_64::*;
+    let mut r = 0;
+    while r + 2 <= tiles {
+        let (v0, v1) = (v.add(r * ci), v.add((r + 1) * ci));
+        let mut a0 = [_mm256_setzero_ps(); NB];
+        let mut a1 = [_mm256_setzero_ps(); NB];
+        for k in 0..ci {
+            let (b0, b1) = (_mm256_broadcast_ss(&*v0.add(k)), _mm256_broadcast_ss(&*v1.add(k)));
+            let row = u.add(k * co + j0);
+            for q in 0..NB {
+                let w = _mm256_loadu_ps(row.add(8 * q));
+                a0[q] = _mm256_fmadd_ps(b0, w, a0[q]);
+                a1[q] = _mm256_fmadd_ps(b1, w, a1[q]);
+            }
+        }
+        for q in 0..NB {
+            _mm256_storeu_ps(m.add(r * co + j0 + 8 * q), a0[q]);
+            _mm256_storeu_ps(m.add((r + 1) * co + j0 + 8 * q), a1[q]);
+        }
+        r += 2;
+    }
+    if r < tiles {
+        let v0 = v.add(r * ci);
+        let mut a0 = [_mm256_setzero_ps(); NB];
+        for k in 0..ci {
+            let b0 = _mm256_broadcast_ss(&*v0.add(k));
+            let row = u.add(k * co + j0);
+            for q in 0..NB {
+                a0[q] = _mm256_fmadd_ps(b0, _mm256_loadu_ps(row.add(8 * q)), a0[q]);
+            }
+        }
+        for q in 0..NB {
+            _mm256_storeu_ps(m.add(r * co + j0 + 8 * q), a0[q]);
+        }
     }
 }
 
@@ -198,12 +297,17 @@ fn input_transform_impl(x: &[f32], n: usize, c: usize, pad: &mut [f32], v: &mut 
     assert!(x.len() >= n * 64 * c && v.len() >= 16 * vs && pad.len() >= n * 100 * c);
     // Each position on a 10x10 grid with a zero border: patches then read
     // without branches.
-    pad[..n * 100 * c].fill(0.0);
+    // Only the border is zeroed: the interior is copied over.
     for p in 0..n {
+        let base = p * 100 * c;
+        pad[base..base + 10 * c].fill(0.0);
+        pad[base + 90 * c..base + 100 * c].fill(0.0);
         for y in 0..8 {
             let src = &x[(p * 64 + y * 8) * c..(p * 64 + y * 8 + 8) * c];
-            let at = (p * 100 + (y + 1) * 10 + 1) * c;
-            pad[at..at + 8 * c].copy_from_slice(src);
+            let row = base + (y + 1) * 10 * c;
+            pad[row..row + c].fill(0.0);
+            pad[row + c..row + 9 * c].copy_from_slice(src);
+            pad[row + 9 * c..row + 10 * c].fill(0.0);
         }
     }
     for p in 0..n {

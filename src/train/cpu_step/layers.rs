@@ -90,17 +90,33 @@ impl Pool {
     /// largest, grown, so the pool keeps no more buffers than a step has
     /// alive at once).
     pub(super) fn zeroed(&self, len: usize) -> Buf<'_> {
-        let mut v = {
-            let mut free = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            let fits = (0..free.len())
-                .filter(|&i| free[i].capacity() >= len)
-                .min_by_key(|&i| free[i].capacity());
-            let pick = fits.or_else(|| (0..free.len()).max_by_key(|&i| free[i].capacity()));
-            pick.map(|i| free.swap_remove(i)).unwrap_or_default()
-        };
+        let mut v = self.take(len);
         v.clear();
         v.resize(len, 0.0);
         Buf { v, pool: self }
+    }
+
+    /// `len` floats that the caller writes, every one, before it reads
+    /// any: a kept buffer's old values are left in place (only what it
+    /// grows by is zeroed), saving a pass over megabytes a step.
+    pub(super) fn overwritten(&self, len: usize) -> Buf<'_> {
+        let mut v = self.take(len);
+        if v.len() >= len {
+            v.truncate(len);
+        } else {
+            v.resize(len, 0.0);
+        }
+        Buf { v, pool: self }
+    }
+
+    /// The kept buffer [`Pool::zeroed`] describes (or a new one).
+    fn take(&self, len: usize) -> Vec<f32> {
+        let mut free = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let fits = (0..free.len())
+            .filter(|&i| free[i].capacity() >= len)
+            .min_by_key(|&i| free[i].capacity());
+        let pick = fits.or_else(|| (0..free.len()).max_by_key(|&i| free[i].capacity()));
+        pick.map(|i| free.swap_remove(i)).unwrap_or_default()
     }
 }
 
@@ -175,7 +191,8 @@ impl Conv3 {
 /// `out = conv(x)` (no ReLU) for `n` positions, in chunks.
 pub(super) fn winograd<'p>(pool: &'p Pool, conv: &WinogradConv, x: &[f32], n: usize) -> Buf<'p> {
     let (ci, co) = (conv.c_in, conv.c_out);
-    let mut out = pool.zeroed(n * 64 * co);
+    // The output transform writes every cell of every position.
+    let mut out = pool.overwritten(n * 64 * co);
     x[..n * 64 * ci]
         .par_chunks(CHUNK * 64 * ci)
         .zip(out.par_chunks_mut(CHUNK * 64 * co))
@@ -276,15 +293,13 @@ pub(super) struct BnCache<'p> {
 
 /// Sums over row chunks: `f(row, acc)` adds row `row`'s terms into the `c`
 /// accumulators; the chunks' sums are added in chunk order.
-fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
+fn channel_sums(rows: usize, c: usize, f: impl Fn(std::ops::Range<usize>, &mut [f64]) + Sync) -> Vec<f64> {
     let chunks = rows.div_ceil(ROWS);
     let parts: Vec<Vec<f64>> = (0..chunks)
         .into_par_iter()
         .map(|ch| {
             let mut acc = vec![0.0f64; c];
-            for r in ch * ROWS..((ch + 1) * ROWS).min(rows) {
-                f(r, &mut acc);
-            }
+            f(ch * ROWS..((ch + 1) * ROWS).min(rows), &mut acc);
             acc
         })
         .collect();
@@ -297,19 +312,135 @@ fn channel_sums(rows: usize, c: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> 
     sum
 }
 
+crate::util::simd::isa_kernel!(
+    /// Add each channel's values and squares over `z`'s rows `rows` (`[_,
+    /// c]`) to `acc` (`[2 * c]`: the sums, then the sums of squares).
+    fn sums_and_squares = sums_and_squares_impl, sums_and_squares_avx2, sums_and_squares_avx512,
+    (z: &[f32], c: usize, rows: std::ops::Range<usize>, acc: &mut [f64])
+);
+
+#[inline(always)]
+fn sums_and_squares_impl(z: &[f32], c: usize, rows: std::ops::Range<usize>, acc: &mut [f64]) {
+    let (s, sq) = acc.split_at_mut(c);
+    for r in rows {
+        for ((s, sq), &v) in s.iter_mut().zip(sq.iter_mut()).zip(&z[r * c..(r + 1) * c]) {
+            let v = v as f64;
+            *s += v;
+            *sq += v * v;
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// Add each channel's `dy` and `dy * xhat` over rows `rows` (`[_, c]`)
+    /// to `acc` (`[2 * c]`: beta's gradient, then gamma's).
+    fn grad_sums = grad_sums_impl, grad_sums_avx2, grad_sums_avx512,
+    (dy: &[f32], xhat: &[f32], c: usize, rows: std::ops::Range<usize>, acc: &mut [f64])
+);
+
+#[inline(always)]
+fn grad_sums_impl(dy: &[f32], xhat: &[f32], c: usize, rows: std::ops::Range<usize>, acc: &mut [f64]) {
+    let (db, dg) = acc.split_at_mut(c);
+    for r in rows {
+        let (d, x) = (&dy[r * c..(r + 1) * c], &xhat[r * c..(r + 1) * c]);
+        for k in 0..c {
+            db[k] += d[k] as f64;
+            dg[k] += d[k] as f64 * x[k] as f64;
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// `xhat = (z - mean) * inv_std` per channel, over rows of `c`.
+    fn normalise = normalise_impl, normalise_avx2, normalise_avx512,
+    (xhat: &mut [f32], z: &[f32], mean: &[f32], inv_std: &[f32])
+);
+
+#[inline(always)]
+fn normalise_impl(xhat: &mut [f32], z: &[f32], mean: &[f32], inv_std: &[f32]) {
+    let c = mean.len();
+    for (xr, zr) in xhat.chunks_exact_mut(c).zip(z.chunks_exact(c)) {
+        for k in 0..c {
+            xr[k] = (zr[k] - mean[k]) * inv_std[k];
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// `out = gamma * xhat + beta [+ residual]`, then ReLU if `relu`, over
+    /// rows of `c`.
+    fn affine = affine_impl, affine_avx2, affine_avx512,
+    (out: &mut [f32], xhat: &[f32], gamma: &[f32], beta: &[f32], residual: Option<&[f32]>, relu: bool)
+);
+
+#[inline(always)]
+fn affine_impl(
+    out: &mut [f32],
+    xhat: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    residual: Option<&[f32]>,
+    relu: bool,
+) {
+    let c = gamma.len();
+    for (r, (orow, xrow)) in out.chunks_exact_mut(c).zip(xhat.chunks_exact(c)).enumerate() {
+        for k in 0..c {
+            orow[k] = gamma[k] * xrow[k] + beta[k];
+        }
+        if let Some(res) = residual {
+            for (v, s) in orow.iter_mut().zip(&res[r * c..(r + 1) * c]) {
+                *v += s;
+            }
+        }
+        if relu {
+            for v in orow {
+                *v = v.max(0.0);
+            }
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// `dz = scale * (dy - mb - xhat * mg)` per channel, over rows of `c`.
+    fn input_grad = input_grad_impl, input_grad_avx2, input_grad_avx512,
+    (dz: &mut [f32], dy: &[f32], xhat: &[f32], scale: &[f32], mb: &[f32], mg: &[f32])
+);
+
+#[inline(always)]
+fn input_grad_impl(dz: &mut [f32], dy: &[f32], xhat: &[f32], scale: &[f32], mb: &[f32], mg: &[f32]) {
+    let c = scale.len();
+    for ((orow, drow), xrow) in dz
+        .chunks_exact_mut(c)
+        .zip(dy.chunks_exact(c))
+        .zip(xhat.chunks_exact(c))
+    {
+        for k in 0..c {
+            orow[k] = scale[k] * (drow[k] - mb[k] - xrow[k] * mg[k]);
+        }
+    }
+}
+
+crate::util::simd::isa_kernel!(
+    /// `dy = 0` where `y <= 0`.
+    fn relu_mask = relu_mask_impl, relu_mask_avx2, relu_mask_avx512,
+    (dy: &mut [f32], y: &[f32])
+);
+
+#[inline(always)]
+fn relu_mask_impl(dy: &mut [f32], y: &[f32]) {
+    for (d, &y) in dy.iter_mut().zip(y) {
+        if y <= 0.0 {
+            *d = 0.0;
+        }
+    }
+}
+
 /// Batch statistics of `z` (`[rows, c]`) and its normalised values.
 pub(super) fn bn_forward<'p>(pool: &'p Pool, z: &[f32], c: usize, eps: f64) -> BnCache<'p> {
     let rows = z.len() / c;
     // One pass: each channel's sum and sum of squares (in f64, so the
     // variance as their difference loses nothing that matters here).
-    let sums = channel_sums(rows, 2 * c, |r, acc| {
-        let (s, sq) = acc.split_at_mut(c);
-        for ((s, sq), &v) in s.iter_mut().zip(sq).zip(&z[r * c..(r + 1) * c]) {
-            let v = v as f64;
-            *s += v;
-            *sq += v * v;
-        }
-    });
+    let sums = channel_sums(rows, 2 * c, |range, acc| sums_and_squares(z, c, range, acc));
     let nf = rows as f64;
     let mean: Vec<f64> = sums[..c].iter().map(|s| s / nf).collect();
     let var: Vec<f64> = (0..c)
@@ -317,16 +448,10 @@ pub(super) fn bn_forward<'p>(pool: &'p Pool, z: &[f32], c: usize, eps: f64) -> B
         .collect();
     let inv_std: Vec<f32> = var.iter().map(|v| (1.0 / (v + eps).sqrt()) as f32).collect();
     let mean32: Vec<f32> = mean.iter().map(|&m| m as f32).collect();
-    let mut xhat = pool.zeroed(z.len());
+    let mut xhat = pool.overwritten(z.len());
     xhat.par_chunks_mut(ROWS * c)
         .zip(z.par_chunks(ROWS * c))
-        .for_each(|(xo, zi)| {
-            for (xr, zr) in xo.chunks_exact_mut(c).zip(zi.chunks_exact(c)) {
-                for k in 0..c {
-                    xr[k] = (zr[k] - mean32[k]) * inv_std[k];
-                }
-            }
-        });
+        .for_each(|(xo, zi)| normalise(xo, zi, &mean32, &inv_std));
     BnCache {
         xhat,
         inv_std,
@@ -349,26 +474,12 @@ pub(super) fn bn_apply<'p>(
     relu: bool,
 ) -> Buf<'p> {
     let c = bn.gamma.len();
-    let mut out = pool.zeroed(cache.xhat.len());
+    let mut out = pool.overwritten(cache.xhat.len());
     out.par_chunks_mut(ROWS * c).enumerate().for_each(|(ch, o)| {
         let base = ch * ROWS * c;
         let xh = &cache.xhat[base..base + o.len()];
-        for (r, (orow, xrow)) in o.chunks_exact_mut(c).zip(xh.chunks_exact(c)).enumerate() {
-            for k in 0..c {
-                orow[k] = bn.gamma[k] * xrow[k] + bn.beta[k];
-            }
-            if let Some(res) = residual {
-                let at = base + r * c;
-                for (v, s) in orow.iter_mut().zip(&res[at..at + c]) {
-                    *v += s;
-                }
-            }
-            if relu {
-                for v in orow {
-                    *v = v.max(0.0);
-                }
-            }
-        }
+        let res = residual.map(|r| &r[base..base + o.len()]);
+        affine(o, xh, &bn.gamma, &bn.beta, res, relu);
     });
     out
 }
@@ -377,13 +488,7 @@ pub(super) fn bn_apply<'p>(
 pub(super) fn relu_grad(dy: &mut [f32], y: &[f32]) {
     dy.par_chunks_mut(ROWS * 8)
         .zip(y.par_chunks(ROWS * 8))
-        .for_each(|(d, y)| {
-            for (d, &y) in d.iter_mut().zip(y) {
-                if y <= 0.0 {
-                    *d = 0.0;
-                }
-            }
-        });
+        .for_each(|(d, y)| relu_mask(d, y));
 }
 
 /// Gradients of a batch norm (batch statistics): of its input, gamma and
@@ -397,34 +502,19 @@ pub(super) fn bn_backward<'p>(
     let c = bn.gamma.len();
     let rows = dy.len() / c;
     // One pass: beta's gradient (the sum of dy) and gamma's (of dy * xhat).
-    let sums = channel_sums(rows, 2 * c, |r, acc| {
-        let (db, dg) = acc.split_at_mut(c);
-        let (d, x) = (&dy[r * c..(r + 1) * c], &cache.xhat[r * c..(r + 1) * c]);
-        for k in 0..c {
-            db[k] += d[k] as f64;
-            dg[k] += d[k] as f64 * x[k] as f64;
-        }
+    let sums = channel_sums(rows, 2 * c, |range, acc| {
+        grad_sums(dy, &cache.xhat, c, range, acc)
     });
     let (dbeta, dgamma) = sums.split_at(c);
     let nf = rows as f64;
     let mb: Vec<f32> = dbeta.iter().map(|s| (s / nf) as f32).collect();
     let mg: Vec<f32> = dgamma.iter().map(|s| (s / nf) as f32).collect();
     let scale: Vec<f32> = (0..c).map(|k| bn.gamma[k] * cache.inv_std[k]).collect();
-    let mut dz = pool.zeroed(dy.len());
+    let mut dz = pool.overwritten(dy.len());
     dz.par_chunks_mut(ROWS * c)
         .zip(dy.par_chunks(ROWS * c))
         .zip(cache.xhat.par_chunks(ROWS * c))
-        .for_each(|((o, d), x)| {
-            for ((orow, drow), xrow) in o
-                .chunks_exact_mut(c)
-                .zip(d.chunks_exact(c))
-                .zip(x.chunks_exact(c))
-            {
-                for k in 0..c {
-                    orow[k] = scale[k] * (drow[k] - mb[k] - xrow[k] * mg[k]);
-                }
-            }
-        });
+        .for_each(|((o, d), x)| input_grad(o, d, x, &scale, &mb, &mg));
     (
         dz,
         dgamma.iter().map(|&v| v as f32).collect(),
