@@ -406,3 +406,56 @@ fn output_transform_impl(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::simd::Isa;
+
+    /// The AVX2 kernel of the Winograd products gives the `gemm` crate's
+    /// bits, on shapes that leave partial column blocks and an odd row.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_avx2_product_gives_gemms_bits() {
+        if !Isa::Avx2.on_cpu() {
+            eprintln!("NOTICE: this CPU does not run AVX2: the AVX2 product is not tested here");
+            return;
+        }
+        for (tiles, ci, co) in [(16, 32, 32), (33, 45, 40), (128, 8, 24), (7, 64, 64), (16, 16, 8)] {
+            let v: Vec<f32> = (0..tiles * ci)
+                .map(|i| ((i * 7919) % 97) as f32 / 13.0 - 3.1)
+                .collect();
+            let u: Vec<f32> = (0..ci * co)
+                .map(|i| ((i * 104729) % 89) as f32 / 17.0 - 2.3)
+                .collect();
+            let mut ours = vec![f32::NAN; tiles * co];
+            let mut theirs = vec![f32::NAN; tiles * co];
+            // SAFETY: AVX2 is present (checked above); the buffers hold
+            // tiles x ci, ci x co and tiles x co floats.
+            unsafe {
+                point_gemm_avx2(tiles, ci, co, v.as_ptr(), u.as_ptr(), ours.as_mut_ptr());
+                crate::util::simd::sgemm(
+                    Isa::Avx2,
+                    tiles,
+                    co,
+                    ci,
+                    theirs.as_mut_ptr(),
+                    1,
+                    co as isize,
+                    false,
+                    v.as_ptr(),
+                    1,
+                    ci as isize,
+                    u.as_ptr(),
+                    1,
+                    co as isize,
+                    0.0,
+                    1.0,
+                    gemm::Parallelism::None,
+                );
+            }
+            let same = ours.iter().zip(&theirs).all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "tiles {tiles}, ci {ci}, co {co}: the bits differ");
+        }
+    }
+}
