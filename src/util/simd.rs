@@ -249,7 +249,7 @@ pub unsafe fn sgemm(
 /// `$avx512` and `$avx2` are the copies compiled with those instruction
 /// sets enabled (x86-64), the portable path calls `$generic` itself.
 macro_rules! isa_kernel {
-    ($(#[$meta:meta])* fn $name:ident = $generic:ident, $avx2:ident, $avx512:ident, ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident = $generic:ident, $avx2:ident, $avx512:ident, ($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx2($($arg: $ty),*) $(-> $ret)? {
@@ -264,7 +264,7 @@ macro_rules! isa_kernel {
 
         $(#[$meta])*
         #[inline]
-        fn $name($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             match $crate::util::simd::isa() {
                 // SAFETY: the path chosen runs on this CPU (util::simd).
                 #[cfg(target_arch = "x86_64")]
