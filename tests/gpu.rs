@@ -204,7 +204,9 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     let (pg, vg) = NetEvaluator::on_device(&on_gpu.net, &on_gpu.device).infer(&obs);
     assert!(max_diff(&pc, &pg) <= 1e-4 && max_diff(&vc, &vg) <= 1e-4);
 
-    // Resumed on the CPU for one more iteration.
+    // Resumed on the CPU for one more iteration, once the first run has
+    // let go of its folder.
+    drop(run);
     let mut resumed_on = Vec::new();
     let run = Run::<damone::game::Position>::start(
         cfg,
