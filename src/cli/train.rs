@@ -103,8 +103,14 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
         // Said even with --quiet: what was kept, and how to go on.
         eprintln!("{}", stopped_line(&run, dropped));
     } else if !quiet {
+        let at = run.state().iteration;
+        let this_time = if played == at {
+            String::new()
+        } else {
+            format!(" ({played} in this sitting)")
+        };
         eprintln!(
-            "done: {played} iterations, checkpoints in {}",
+            "done: iteration {at}{this_time}, checkpoints in {}",
             run.dir().display()
         );
     }
