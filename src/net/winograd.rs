@@ -137,10 +137,31 @@ fn point_gemm(tiles: usize, ci: usize, co: usize, v: &[f32], u: &[f32], m: &mut 
         unsafe { point_gemm_avx2(tiles, ci, co, v.as_ptr(), u.as_ptr(), m.as_mut_ptr()) };
         return;
     }
-    // SAFETY: the slices hold tiles x ci, ci x co and tiles x co floats.
+    // SAFETY: the path chosen runs on this CPU (util::simd).
+    unsafe { gemm_crate_product(crate::util::simd::isa(), tiles, ci, co, v, u, m) };
+}
+
+/// `m = v · u` (shapes as in [`point_gemm`]) by the `gemm` crate's
+/// kernels for `isa`.
+///
+/// # Safety
+///
+/// The CPU runs `isa`.
+unsafe fn gemm_crate_product(
+    isa: crate::util::simd::Isa,
+    tiles: usize,
+    ci: usize,
+    co: usize,
+    v: &[f32],
+    u: &[f32],
+    m: &mut [f32],
+) {
+    assert!(v.len() >= tiles * ci && u.len() >= ci * co && m.len() >= tiles * co);
+    // SAFETY: the slices hold tiles x ci, ci x co and tiles x co floats
+    // (asserted above), and the CPU runs `isa` (the caller's promise).
     unsafe {
         crate::util::simd::sgemm(
-            crate::util::simd::isa(),
+            isa,
             tiles,
             co,
             ci,
@@ -434,25 +455,7 @@ mod tests {
             // tiles x ci, ci x co and tiles x co floats.
             unsafe {
                 point_gemm_avx2(tiles, ci, co, v.as_ptr(), u.as_ptr(), ours.as_mut_ptr());
-                crate::util::simd::sgemm(
-                    Isa::Avx2,
-                    tiles,
-                    co,
-                    ci,
-                    theirs.as_mut_ptr(),
-                    1,
-                    co as isize,
-                    false,
-                    v.as_ptr(),
-                    1,
-                    ci as isize,
-                    u.as_ptr(),
-                    1,
-                    co as isize,
-                    0.0,
-                    1.0,
-                    gemm::Parallelism::None,
-                );
+                gemm_crate_product(Isa::Avx2, tiles, ci, co, &v, &u, &mut theirs);
             }
             let same = ours.iter().zip(&theirs).all(|(a, b)| a.to_bits() == b.to_bits());
             assert!(same, "tiles {tiles}, ci {ci}, co {co}: the bits differ");
