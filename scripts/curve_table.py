@@ -10,6 +10,8 @@ prints, as a Markdown table:
 - training hours, self-play games and training steps up to it;
 - the network's score at fixed simulations against alpha-beta depths 4
   and 6, at equal time (one thread each), and its raw policy's score;
+- the score of alpha-beta with the run's learned evaluation against the
+  hand-written alpha-beta at equal time, one thread each (when rated);
 - the mean policy entropy (nats, over the legal moves of the training
   positions) of the N iterations up to it (`--window`, default 5);
 - the draw rate of those iterations' self-play games;
@@ -68,6 +70,7 @@ def run_rows(run, window, grades):
             "vs d6 (64 sims)": score_text(at, "sims", "alphabeta:depth=6"),
             "equal time": score_text(at, "equal-time", "alphabeta:movetime="),
             "raw policy": score_text(at, "policy", "alphabeta:"),
+            "learned eval, equal time": score_text(at, "learned", "alphabeta:movetime="),
             "policy entropy": f"{sum(entropies) / len(entropies):.3f}" if any(entropies) else "",
             "draw rate": f"{100 * draws / games:.0f}%" if games else "",
             "self-play / train / eval": f"{share('selfplay_s')} / {share('train_s')} / {share('eval_s')}",
