@@ -22,7 +22,9 @@
 //!
 //! The rows are added to `rating.csv` in the run folder ([`RatingRow`]),
 //! or to another file, replacing the rows of the same matches rated before:
-//! the file keeps a run's ratings across resumes. Rating every `every`-th
+//! the file keeps a run's ratings across resumes. The file is written as
+//! each checkpoint's matches end, so a rating stopped part-way keeps the
+//! checkpoints it finished. Rating every `every`-th
 //! checkpoint of a run that kept many gives its rating curve.
 
 pub use super::rating_rows::{draw_rating_curve, draw_strength_chart, RatingRow};
@@ -257,6 +259,7 @@ fn rate_iterations<P: RunGame>(
     device: &ComputeDevice,
     on: &mut dyn FnMut(&RateEvent),
 ) -> Result<Vec<RatingRow>, RateError> {
+    let path = cfg.csv_path(dir);
     let mut rows = Vec::new();
     for k in iters {
         let ck = crate::run::Checkpoint::open(&run.iter_dir(k))?;
@@ -290,11 +293,17 @@ fn rate_iterations<P: RunGame>(
                 rating.play_learned(threads, per_move, &mut rows, on)?;
             }
         }
+        // Written as each checkpoint ends, so a rating stopped part-way
+        // keeps the checkpoints it finished.
+        save_rows(&path, &rows)?;
     }
-    let path = cfg.csv_path(dir);
-    let all = merged_rows(&path, &rows)?;
-    crate::run::write_rows(&path, &all).map_err(|e| RateError::Write(path.clone(), e.to_string()))?;
     Ok(rows)
+}
+
+/// Merge `new` into the rows at `path` and write the file whole.
+fn save_rows(path: &Path, new: &[RatingRow]) -> Result<(), RateError> {
+    let all = merged_rows(path, new)?;
+    crate::run::write_rows(path, &all).map_err(|e| RateError::Write(path.to_path_buf(), e.to_string()))
 }
 
 /// The rows already in `path` (none when absent), less those that `new`
