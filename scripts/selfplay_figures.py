@@ -4,6 +4,12 @@ minimum network batch, network evaluations per second of self-play, and
 positions (moves) per second of self-play, over every iteration of each run.
 
     python3 scripts/selfplay_figures.py checkpoints/before checkpoints/after
+    python3 scripts/selfplay_figures.py --hourly checkpoints/run [...]
+
+With `--hourly`, one row per hour of training time (metrics.csv's wall_s,
+which counts only time spent training, across resumes): the hour's
+self-play games, training steps and network evaluations per second of
+self-play. An hour is credited with the iterations that ended in it.
 """
 import csv
 import sys
@@ -28,9 +34,27 @@ def figures(run_dir: Path) -> dict:
     }
 
 
+def hourly(run_dir: Path) -> list:
+    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    hours = {}
+    for r in rows:
+        h = hours.setdefault(int(float(r["wall_s"]) // 3600) + 1, [0, 0, 0.0, 0.0])
+        h[0] += int(r["games"])
+        h[1] += int(r["steps"])
+        h[2] += float(r["net_evals"])
+        h[3] += float(r["selfplay_s"])
+    return [(k, g, st, ev / sp if sp else float("nan")) for k, (g, st, ev, sp) in sorted(hours.items())]
+
+
 def main() -> None:
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--hourly":
+        print("run,hour,games,steps,selfplay_evals_per_s")
+        for d in sys.argv[2:]:
+            for hour, games, steps, eps in hourly(Path(d)):
+                print(f"{d},{hour},{games},{steps},{eps:.0f}")
+        return
     cols = ["run", "iterations", "games", "selfplay_s", "train_s", "mean_batch", "min_batch", "evals_per_s", "positions_per_s"]
     print(",".join(cols))
     for d in sys.argv[1:]:

@@ -1,5 +1,6 @@
 //! The helper scripts behind docs/experiments.md's figures: `scripts/seeds_summary.py`
-//! (the multi-seed rows of `scripts/ablation.sh`). Skipped with a notice
+//! (the multi-seed rows of `scripts/ablation.sh`) and `scripts/selfplay_figures.py`
+//! (docs/strength.md's speed of each network shape). Skipped with a notice
 //! where `python3` is missing, a failure then under `DAMONE_REQUIRE_TOOLS`.
 
 use std::path::{Path, PathBuf};
@@ -105,5 +106,39 @@ fn seeds_summary_names_a_missing_or_bad_rating() {
     let (ok, _, err) = summary(&[&bad]);
     assert!(!ok);
     assert!(err.contains("bad/rating.csv: bad or missing column"), "{err}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+/// `scripts/selfplay_figures.py --hourly` credits each iteration to the
+/// hour of training time it ended in, and gives each hour's self-play
+/// evaluations per second of self-play.
+#[test]
+fn hourly_figures_bucket_iterations_by_training_time() {
+    if !have_python() {
+        return;
+    }
+    let root = std::env::temp_dir().join(format!("damone-hourly-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("metrics.csv"),
+        "iteration,wall_s,games,steps,net_evals,selfplay_s\n\
+         1,1800,64,70,1000,10\n2,3599,64,80,3000,10\n3,3601,32,40,500,5\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/selfplay_figures.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg("--hourly")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1)
+        .collect();
+    assert_eq!(rows, ["1,128,150,200", "2,32,40,100"], "{text}");
     std::fs::remove_dir_all(&root).ok();
 }
