@@ -16,8 +16,15 @@ import sys
 from pathlib import Path
 
 
+def read_metrics(run_dir: Path) -> list:
+    path = run_dir / "metrics.csv"
+    if not path.is_file():
+        sys.exit(f"{path}: not found (give run folders, each holding the metrics.csv that `damone train` writes)")
+    return list(csv.DictReader(open(path)))
+
+
 def figures(run_dir: Path) -> dict:
-    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    rows = read_metrics(run_dir)
     num = lambda r, k: float(r[k]) if r.get(k) not in (None, "") else 0.0
     sp = sum(num(r, "selfplay_s") for r in rows)
     evals = sum(num(r, "net_evals") for r in rows)
@@ -35,7 +42,7 @@ def figures(run_dir: Path) -> dict:
 
 
 def hourly(run_dir: Path) -> list:
-    rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
+    rows = read_metrics(run_dir)
     hours = {}
     for r in rows:
         h = hours.setdefault(int(float(r["wall_s"]) // 3600) + 1, [0, 0, 0.0, 0.0])
