@@ -23,9 +23,13 @@ def read_metrics(run_dir: Path) -> list:
     return list(csv.DictReader(open(path)))
 
 
+def num(row: dict, key: str) -> float:
+    """A metrics.csv cell as a number; 0 where an older file lacks the column."""
+    return float(row[key]) if row.get(key) not in (None, "") else 0.0
+
+
 def figures(run_dir: Path) -> dict:
     rows = read_metrics(run_dir)
-    num = lambda r, k: float(r[k]) if r.get(k) not in (None, "") else 0.0
     sp = sum(num(r, "selfplay_s") for r in rows)
     evals = sum(num(r, "net_evals") for r in rows)
     batches = sum(num(r, "net_evals") / num(r, "mean_batch") for r in rows if num(r, "mean_batch") > 0)
@@ -45,12 +49,10 @@ def hourly(run_dir: Path) -> list:
     rows = read_metrics(run_dir)
     hours = {}
     for r in rows:
-        h = hours.setdefault(int(float(r["wall_s"]) // 3600) + 1, [0, 0, 0.0, 0.0])
-        h[0] += int(r["games"])
-        h[1] += int(r["steps"])
-        h[2] += float(r["net_evals"])
-        h[3] += float(r["selfplay_s"])
-    return [(k, g, st, ev / sp if sp else float("nan")) for k, (g, st, ev, sp) in sorted(hours.items())]
+        h = hours.setdefault(int(float(r["wall_s"]) // 3600) + 1, [0.0, 0.0, 0.0, 0.0])
+        for i, key in enumerate(("games", "steps", "net_evals", "selfplay_s")):
+            h[i] += num(r, key)
+    return [(k, int(g), int(st), ev / sp if sp else float("nan")) for k, (g, st, ev, sp) in sorted(hours.items())]
 
 
 def main() -> None:

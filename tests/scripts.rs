@@ -48,8 +48,9 @@ fn fake_run(root: &Path, name: &str, wdl: (u32, u32, u32), games: u32) -> PathBu
     dir
 }
 
-fn summary(args: &[&Path]) -> (bool, String, String) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/seeds_summary.py");
+/// Runs `scripts/<name>` with `args`: (success, stdout, stderr).
+fn run_script(name: &str, args: &[&Path]) -> (bool, String, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(name);
     let out = Command::new("python3").arg(script).args(args).output().unwrap();
     (
         out.status.success(),
@@ -66,7 +67,7 @@ fn seeds_summary_gives_the_mean_over_seeds_and_the_pooled_games() {
     let root = std::env::temp_dir().join(format!("damone-seeds-{}", std::process::id()));
     let a = fake_run(&root, "def-s1", (60, 67, 73), 12675);
     let b = fake_run(&root, "def-s2", (49, 52, 99), 11396);
-    let (ok, out, err) = summary(&[&a, &b]);
+    let (ok, out, err) = run_script("seeds_summary.py", &[&a, &b]);
     assert!(ok, "{err}");
     assert!(
         out.contains("| def-s1 | 12675 | 13225 | alphabeta:depth=4 | 60-67-73 | 46.8%"),
@@ -82,7 +83,7 @@ fn seeds_summary_gives_the_mean_over_seeds_and_the_pooled_games() {
     );
 
     let c = fake_run(&root, "def-s3", (80, 60, 60), 12000);
-    let (ok, out, _) = summary(&[&a, &b, &c]);
+    let (ok, out, _) = run_script("seeds_summary.py", &[&a, &b, &c]);
     assert!(ok);
     assert!(out.contains("mean over 3 seeds: 46.4%"), "{out}");
     std::fs::remove_dir_all(&root).ok();
@@ -96,14 +97,14 @@ fn seeds_summary_names_a_missing_or_bad_rating() {
     let root = std::env::temp_dir().join(format!("damone-seeds-bad-{}", std::process::id()));
     let missing = root.join("never-rated");
     std::fs::create_dir_all(&missing).unwrap();
-    let (ok, _, err) = summary(&[&missing]);
+    let (ok, _, err) = run_script("seeds_summary.py", &[&missing]);
     assert!(!ok);
     assert!(err.contains("never-rated/rating.csv"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 
     let bad = fake_run(&root, "bad", (1, 1, 1), 10);
     std::fs::write(bad.join("rating.csv"), "iteration,wins\n3,x\n").unwrap();
-    let (ok, _, err) = summary(&[&bad]);
+    let (ok, _, err) = run_script("seeds_summary.py", &[&bad]);
     assert!(!ok);
     assert!(err.contains("bad/rating.csv: bad or missing column"), "{err}");
     std::fs::remove_dir_all(&root).ok();
@@ -111,7 +112,8 @@ fn seeds_summary_names_a_missing_or_bad_rating() {
 
 /// `scripts/selfplay_figures.py --hourly` credits each iteration to the
 /// hour of training time it ended in, and gives each hour's self-play
-/// evaluations per second of self-play.
+/// evaluations per second of self-play; a folder without metrics.csv is
+/// a one-line error.
 #[test]
 fn hourly_figures_bucket_iterations_by_training_time() {
     if !have_python() {
@@ -125,20 +127,21 @@ fn hourly_figures_bucket_iterations_by_training_time() {
          1,1800,64,70,1000,10\n2,3599,64,80,3000,10\n3,3601,32,40,500,5\n",
     )
     .unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/selfplay_figures.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg("--hourly")
-        .arg(&root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<&str> = text
+    let (ok, out, err) = run_script("selfplay_figures.py", &[Path::new("--hourly"), &root]);
+    assert!(ok, "{err}");
+    let rows: Vec<&str> = out
         .lines()
         .skip(1)
         .map(|l| l.split_once(',').unwrap().1)
         .collect();
-    assert_eq!(rows, ["1,128,150,200", "2,32,40,100"], "{text}");
+    assert_eq!(rows, ["1,128,150,200", "2,32,40,100"], "{out}");
+
+    // A folder without metrics.csv: one line naming the file, no traceback.
+    let empty = root.join("never-trained");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (ok, _, err) = run_script("selfplay_figures.py", &[Path::new("--hourly"), &empty]);
+    assert!(!ok);
+    assert!(err.contains("never-trained/metrics.csv: not found"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     std::fs::remove_dir_all(&root).ok();
 }
