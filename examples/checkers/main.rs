@@ -10,6 +10,8 @@
 //! cargo run --release --example checkers -- rate checkpoints/checkers --games 20
 //! cargo run --release --example checkers -- export checkpoints/checkers checkers.dmp
 //! cargo run --release --example checkers -- engine checkers.dmp
+//! cargo run --release --example checkers -- self-train checkpoints/checkers-st --rounds 10
+//! cargo run --release --example checkers -- match alphabeta:eval=checkpoints/checkers-st,depth=4 alphabeta:depth=4
 //! ```
 //!
 //! `rules.rs` is the game (damone's `GamePosition`), `layers.rs` what the
@@ -27,7 +29,9 @@ use damone::game::{perft, GamePosition};
 use damone::net::ComputeDevice;
 use damone::player::rate::{rate_game, RateConfig};
 use damone::player::{factory_on, LoadedNet};
+use damone::run::self_train::{SelfTrainConfig, SelfTrainLimits, SelfTrainProgress, SelfTrainer};
 use damone::run::{Checkpoint, Event, Run, RunConfig, Start};
+use damone::util::stop::Stop;
 use rules::Position;
 use std::path::PathBuf;
 
@@ -79,6 +83,20 @@ enum Command {
     Export { run: PathBuf, out: PathBuf },
     /// Speak damone's engine protocol on stdin and stdout.
     Engine { player: String },
+    /// The learned evaluation trains itself by alpha-beta self-play
+    /// (damone's self-training; a new folder starts from random weights).
+    SelfTrain {
+        dir: PathBuf,
+        /// Stop at this round.
+        #[arg(long, default_value_t = 5)]
+        rounds: u32,
+        /// Override a self-training setting (`games=100`), repeatable.
+        #[arg(long = "set")]
+        sets: Vec<String>,
+        /// Continue the folder from its newest round.
+        #[arg(long)]
+        resume: bool,
+    },
 }
 
 fn main() -> Result<()> {
@@ -128,6 +146,12 @@ fn main() -> Result<()> {
                 .with_context(|| format!("cannot write {}", out.display()))?;
             println!("wrote {} ({} bytes)", out.display(), bytes.len());
         }
+        Command::SelfTrain {
+            dir,
+            rounds,
+            sets,
+            resume,
+        } => self_train(&dir, rounds, &sets, resume)?,
         Command::Engine { player } => {
             let factory = factory_on::<Position>(&player, &ComputeDevice::cpu())?;
             let mut session = EngineSession::new(factory(1), (), Default::default());
@@ -165,6 +189,36 @@ fn train(config: Option<PathBuf>, mut sets: Vec<String>, resume: bool) -> Result
             );
         }
     })?;
+    Ok(())
+}
+
+/// Self-train the folder `dir` to round `rounds`, a line a round.
+fn self_train(dir: &std::path::Path, rounds: u32, sets: &[String], resume: bool) -> Result<()> {
+    let mut trainer = if resume {
+        SelfTrainer::<Position>::resume(dir, sets)
+    } else {
+        let mut all = vec![format!("game=\"{}\"", Position::ID.name())];
+        all.extend(sets.iter().cloned());
+        let cfg = SelfTrainConfig::default()
+            .with_sets(&all)
+            .map_err(anyhow::Error::msg)?;
+        SelfTrainer::<Position>::create(dir, cfg, None)
+    }
+    .map_err(anyhow::Error::msg)?;
+    let limits = SelfTrainLimits {
+        rounds: Some(rounds),
+        minutes: None,
+    };
+    trainer
+        .run(limits, &Stop::new(), &mut |p| {
+            if let SelfTrainProgress::Done(row) = p {
+                println!(
+                    "round {}: {} games, {} positions, held-out loss {:.4} -> {:.4}",
+                    row.round, row.games, row.positions, row.held_out_before, row.held_out_after
+                );
+            }
+        })
+        .map_err(anyhow::Error::msg)?;
     Ok(())
 }
 
@@ -285,6 +339,23 @@ mod tests {
                 .unwrap()
                 .to_string();
         assert!(err.contains("checkers"), "{err}");
+
+        // The learned evaluation trains itself from random weights, and an
+        // alpha-beta player plays with it.
+        let st = dir.join("self-train");
+        let small = ["games=4".to_string(), "nodes=200".into(), "epochs=1".into()];
+        self_train(&st, 1, &small, false).unwrap();
+        self_train(&st, 2, &[], true).unwrap();
+        let rows: Vec<damone::run::self_train::RoundRow> =
+            damone::run::read_rows(&st.join(damone::run::self_train::SELF_TRAIN_LOG)).unwrap();
+        assert_eq!(rows.iter().map(|r| r.round).collect::<Vec<_>>(), [1, 2]);
+        assert!(rows.iter().all(|r| r.games == 4 && r.positions > 0));
+        let names = [
+            format!("alphabeta:eval={},depth=2", st.display()),
+            "random".to_string(),
+        ];
+        let records = play_match(&names, 2).unwrap();
+        assert!(records.iter().all(|r| r.plies > 0), "{records:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

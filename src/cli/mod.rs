@@ -11,6 +11,7 @@ mod perft;
 mod play;
 mod plot;
 mod rate;
+mod self_train;
 mod serve;
 mod tablebase;
 mod train;
@@ -50,6 +51,9 @@ pub enum Command {
     /// Train a run's learned evaluation for alpha-beta (alphabeta:eval=RUN)
     /// from its replay window and network.
     LearnEval(learn_eval::LearnEvalArgs),
+    /// The learned evaluation trains itself: alpha-beta self-play, each
+    /// round's positions labelled by its own searches.
+    SelfTrain(self_train::SelfTrainArgs),
     /// Export a checkpoint as one self-contained player file.
     Export(export::ExportArgs),
     /// Play a game in the terminal against a player.
@@ -87,6 +91,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Plot(a) => plot::run_plot(a),
         Command::Rate(a) => rate::run_rate(a),
         Command::LearnEval(a) => learn_eval::run_learn_eval(a),
+        Command::SelfTrain(a) => self_train::run_self_train(a),
         Command::Export(a) => export::run_export(a),
         Command::Play(a) => play::run_play(a),
         Command::Engine(a) => engine::run_engine(a),

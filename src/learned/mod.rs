@@ -16,6 +16,7 @@
 //! checkpoint folder and in player files; `damone learn-eval` makes one for
 //! any run folder.
 
+pub mod examples;
 pub mod features;
 pub mod file;
 pub mod model;

@@ -123,6 +123,17 @@ pub fn network_examples<P: Board>(positions: &[P], values: &[Wdl]) -> Vec<Exampl
     out
 }
 
+/// The training examples of positions with their labels (the side to
+/// move's expected score; quiet positions only), reflected copies added
+/// where the game's rules allow.
+pub fn labelled_examples<P: Board>(labelled: &[(P, f32)]) -> Vec<Example> {
+    let mut out = Vec::with_capacity(labelled.len() * 2);
+    for (pos, target) in labelled {
+        push_example(&mut out, pos, *target);
+    }
+    out
+}
+
 /// Positions off the games' paths, which a search visits and self-play
 /// did not play: from each of `positions`, 1 to `max_plies` random moves
 /// (the walk's length drawn uniformly), kept where the game goes on and

@@ -52,10 +52,13 @@ impl<E: Evaluator<P>, P: RunGame> Evaluator<P> for LeafMix<E, P> {
 /// The learned evaluation `path` names: a `learned_eval.bin` file, a
 /// player file holding one, or a checkpoint or run folder (a checkpoint's
 /// own, a run folder's newest:
-/// [`checkpoint_eval_file`](crate::run::learned_eval::checkpoint_eval_file)).
+/// [`checkpoint_eval_file`](crate::run::learned_eval::checkpoint_eval_file)),
+/// or a self-training folder (its newest round).
 /// With `game`, one of another game is refused by name.
 pub fn learned_eval_at(path: &Path, game: Option<GameId>) -> Result<EvalFile, String> {
-    let file = if path.is_dir() {
+    let file = if crate::run::self_train::is_self_train_folder(path) {
+        crate::run::self_train::newest_eval(path)?
+    } else if path.is_dir() {
         crate::run::learned_eval::checkpoint_eval_file(path)?
     } else {
         let what = path.display().to_string();

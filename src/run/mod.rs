@@ -37,6 +37,7 @@ mod iteration;
 pub mod learned_eval;
 pub mod metrics;
 pub mod plots;
+pub mod self_train;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, LivePosition, RunDir, CHECKPOINT_VERSION,

@@ -234,6 +234,10 @@ struct Worker<P: Baseline, E: LeafEval<P>> {
     /// What a draw costs the side to move at the root, in the
     /// evaluation's units ([`AlphaBeta::with_contempt`]).
     contempt: i32,
+    /// Where the search's exact values of the positions it expanded with
+    /// at least `.0` plies left are kept ([`AlphaBeta::record_node_values`]);
+    /// None: not kept.
+    node_values: Option<(i32, Vec<(P, i32)>)>,
 }
 
 /// What one thread's iterative deepening found.
@@ -322,6 +326,26 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
         self.workers_mut().for_each(|w| w.exact = decisive.clone());
         self.exact = exact;
         self
+    }
+
+    /// Keep the main thread's exact values of every position its searches
+    /// expand with at least `min_depth` plies left (at least 1; a node
+    /// whose score fell inside its window): the labels of tree
+    /// bootstrapping and Descent ([`AlphaBeta::take_node_values`]). None:
+    /// keep none.
+    pub fn record_node_values(&mut self, min_depth: Option<u32>) {
+        self.main.node_values = min_depth.map(|d| (d.max(1) as i32, Vec::new()));
+    }
+
+    /// The positions and exact scores (for their side to move, in the
+    /// search's units) recorded since the last call, in the order the
+    /// searches finished them (a deeper search's after a shallower one's).
+    pub fn take_node_values(&mut self) -> Vec<(P, i32)> {
+        self.main
+            .node_values
+            .as_mut()
+            .map(|(_, v)| std::mem::take(v))
+            .unwrap_or_default()
     }
 
     /// The main thread's worker and the helpers'.

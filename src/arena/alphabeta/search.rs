@@ -20,6 +20,7 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             bufs: Vec::new(),
             exact: None,
             contempt: 0,
+            node_values: None,
         }
     }
 
@@ -227,6 +228,11 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             bound,
         };
         self.tt.store(key, entry);
+        if let Some((min_depth, values)) = self.node_values.as_mut() {
+            if bound == EXACT && depth >= *min_depth {
+                values.push((*pos, best));
+            }
+        }
         best
     }
 
