@@ -2,7 +2,8 @@
 //! every registered game is offered by every `--game` option and its
 //! `--help`, counted by `perft`, read from a config's `game` key (its
 //! network built for the game's board), named by the engine protocol's
-//! `hello` and played there, and played on the web page's WebSocket. The
+//! `hello` and played there, self-trained by `damone self-train` and
+//! played with the result, and played on the web page's WebSocket. The
 //! Python package's classes, PettingZoo environment and OpenSpiel
 //! registrations are walked over `damone.GAMES` by the Python tests
 //! (scripts/python-tests.sh).
@@ -17,7 +18,16 @@ use damone::serve::ServeConfig;
 use serde_json::json;
 
 /// The commands with a `--game` option.
-const WITH_GAME: [&str; 7] = ["perft", "moves", "match", "play", "engine", "analyse", "serve"];
+const WITH_GAME: [&str; 8] = [
+    "perft",
+    "moves",
+    "match",
+    "play",
+    "engine",
+    "analyse",
+    "serve",
+    "self-train",
+];
 
 /// The start of `P`'s standard variant.
 fn start<P: GamePosition>() -> P {
@@ -83,6 +93,81 @@ fn the_engine_protocol_names_and_plays_every_game() {
             .unwrap_or_else(|| panic!("{kind}: no bestmove in {lines:?}"));
         let legal = damone::with_game!(kind, P => start::<P>().parse_move(best).is_ok());
         assert!(legal, "{kind}: bestmove {best} is not a legal first move");
+    }
+}
+
+/// Every game's learned evaluation trains itself from random weights
+/// (`damone self-train`), and an alpha-beta player plays with the folder.
+#[test]
+fn every_game_self_trains_and_plays_the_result() {
+    for kind in GameKind::ALL {
+        let dir = common::tmpdir(&format!("self-train-{kind}"));
+        let folder = dir.join("st");
+        let folder_arg = folder.display().to_string();
+        let (code, out, err) = run(&[
+            "self-train",
+            &folder_arg,
+            "--game",
+            kind.name(),
+            "--rounds",
+            "1",
+            "--set",
+            "games=4",
+            "--set",
+            "nodes=200",
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "{kind}: {err}");
+        assert!(out.contains("round 1"), "{kind}: {out}");
+        let eval = format!("alphabeta:eval={folder_arg},depth=1");
+        let out_dir = dir.join("match").display().to_string();
+        let (code, out, err) = run(&[
+            "match",
+            &eval,
+            "random",
+            "--game",
+            kind.name(),
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &out_dir,
+        ]);
+        assert_eq!(code, 0, "{kind}: {err}");
+        assert!(
+            out.contains(&eval) && err.contains("2 games in"),
+            "{kind}: {out} {err}"
+        );
+        // A new folder from an existing evaluation starts from its weights
+        // (`--from` takes any learned evaluation: a run, a checkpoint, a file).
+        let first = folder.join("round_0001.bin");
+        let second = dir.join("st-from").display().to_string();
+        let from = first.display().to_string();
+        let (code, _, err) = run(&["self-train", &second, "--from", &from, "--rounds", "0", "--quiet"]);
+        assert_eq!(code, 0, "{kind}: {err}");
+        let start = std::fs::read(dir.join("st-from/round_0000.bin")).unwrap();
+        assert_eq!(
+            start,
+            std::fs::read(&first).unwrap(),
+            "{kind}: the start is the file's"
+        );
+        // The folder is of its game: another game's player refuses it.
+        let other = GameKind::ALL.into_iter().find(|k| *k != kind).unwrap();
+        let (code, _, err) = run(&[
+            "match",
+            &eval,
+            "random",
+            "--game",
+            other.name(),
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &out_dir,
+        ]);
+        assert_ne!(code, 0, "{kind} evaluation accepted for {other}");
+        assert!(err.contains(&format!("plays {}", kind.name())), "{kind}: {err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 

@@ -489,3 +489,71 @@ fn a_run_folder_is_trained_by_one_process_at_a_time() {
         .expect("the folder is free once the run is dropped");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `self_train.minutes_in_run`, the run's learned evaluation trains
+/// itself after the last iteration in the run's `self-train` folder,
+/// starting from that iteration's learned evaluation; a resumed run whose
+/// minutes are spent plays no more rounds, and one given more minutes
+/// continues the folder.
+#[test]
+fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
+    use damone::run::self_train::{RoundRow, RUN_SELF_TRAIN_DIR, SELF_TRAIN_LOG};
+    let dir = std::env::temp_dir().join(format!("damone-selftrain-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = tiny(&dir, 1);
+    cfg.self_train.minutes_in_run = 1e-9;
+    cfg.self_train.games = 4;
+    cfg.self_train.nodes = 200;
+    cfg.self_train.epochs = 1;
+    let mut events = Vec::new();
+    let run = Run::<damone::game::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
+        events.push(e.clone())
+    })
+    .unwrap();
+    let rounds: Vec<RoundRow> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SelfTrainRound { row } => Some((**row).clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rounds.len(),
+        1,
+        "a sitting's first round plays, then the minutes are spent"
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Phase {
+            iteration: 1,
+            phase: Phase::SelfTrain,
+            total: 4
+        }
+    )));
+    let st = run.dir().join(RUN_SELF_TRAIN_DIR);
+    let logged: Vec<RoundRow> = read_rows(&st.join(SELF_TRAIN_LOG)).unwrap();
+    assert_eq!(logged, rounds);
+    // Round 0 is the run's own learned evaluation, trained at iteration 1.
+    let start = std::fs::read(st.join("round_0000.bin")).unwrap();
+    let own = std::fs::read(run.dir().join("iter_0001/learned_eval.bin")).unwrap();
+    assert_eq!(start, own);
+    drop(run);
+    let resume = |sets: Vec<String>| {
+        let mut run = Run::<damone::game::Position>::open(
+            tiny(&dir, 1),
+            Start::Resume {
+                sets,
+                from_intact: false,
+            },
+        )
+        .unwrap();
+        run.run(&mut |_: &Event| {}).unwrap();
+        read_rows::<RoundRow>(&st.join(SELF_TRAIN_LOG)).unwrap().len()
+    };
+    assert_eq!(resume(Vec::new()), 1, "the minutes are spent");
+    // A little more than the first round took: one more round.
+    let spent = (logged[0].play_s + logged[0].train_s) / 60.0;
+    let more = format!("self_train.minutes_in_run={}", spent + 1e-5);
+    assert_eq!(resume(vec![more]), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

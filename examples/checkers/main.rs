@@ -29,7 +29,9 @@ use damone::game::{perft, GamePosition};
 use damone::net::ComputeDevice;
 use damone::player::rate::{rate_game, RateConfig};
 use damone::player::{factory_on, LoadedNet};
-use damone::run::self_train::{SelfTrainConfig, SelfTrainLimits, SelfTrainProgress, SelfTrainer};
+use damone::run::self_train::{
+    SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
+};
 use damone::run::{Checkpoint, Event, Run, RunConfig, Start};
 use damone::util::stop::Stop;
 use rules::Position;
@@ -197,12 +199,10 @@ fn self_train(dir: &std::path::Path, rounds: u32, sets: &[String], resume: bool)
     let mut trainer = if resume {
         SelfTrainer::<Position>::resume(dir, sets)
     } else {
-        let mut all = vec![format!("game=\"{}\"", Position::ID.name())];
-        all.extend(sets.iter().cloned());
-        let cfg = SelfTrainConfig::default()
-            .with_sets(&all)
+        let settings = SelfTrainConfig::default()
+            .with_sets(sets)
             .map_err(anyhow::Error::msg)?;
-        SelfTrainer::<Position>::create(dir, cfg, None)
+        SelfTrainer::<Position>::create(dir, SelfTrainFolder::of::<Position>(1, settings), None)
     }
     .map_err(anyhow::Error::msg)?;
     let limits = SelfTrainLimits {

@@ -4,7 +4,9 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use damone::run::self_train::{SelfTrainConfig, SelfTrainLimits, SelfTrainProgress, SelfTrainer};
+use damone::run::self_train::{
+    SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
+};
 use damone::run::RunGame;
 use std::path::PathBuf;
 
@@ -23,15 +25,19 @@ pub struct SelfTrainArgs {
     /// Stop at this round (the folder's count, earlier sittings included).
     #[arg(long)]
     pub rounds: Option<u32>,
-    /// Stop before a new round once this many minutes have passed.
+    /// Stop before a new round once this many minutes have passed (one
+    /// round plays at least; without --rounds or --minutes, one round).
     #[arg(long)]
     pub minutes: Option<f64>,
     /// Continue the folder's self-training from its newest round.
     #[arg(long)]
     pub resume: bool,
+    /// Seed of a new folder's first weights, openings and training order.
+    #[arg(long, default_value_t = 1, conflicts_with = "resume")]
+    pub seed: u64,
     /// Settings as `key=value` (e.g. `games=400`, `nodes=5000`,
     /// `tree_depth=0`, `outcome_weight=0.5`); saved in the folder's
-    /// self-train.toml, and applied on top of it with --resume.
+    /// self-train.toml's [settings], and applied on top of them with --resume.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// No progress bar or lines.
@@ -58,13 +64,12 @@ pub fn run_self_train(a: SelfTrainArgs) -> Result<()> {
     let game = start.as_ref().map_or(Ok(a.game.game), |f| {
         f.game.kind().map_err(|e| anyhow::anyhow!("{e}"))
     })?;
-    let mut sets = vec![format!("game=\"{}\"", game.name())];
-    sets.extend(a.sets.iter().cloned());
-    let cfg = SelfTrainConfig::default()
-        .with_sets(&sets)
+    let settings = SelfTrainConfig::default()
+        .with_sets(&a.sets)
         .map_err(anyhow::Error::msg)?;
     damone::with_game!(game, P => {
-        let trainer = SelfTrainer::<P>::create(&a.dir, cfg, start).map_err(anyhow::Error::msg)?;
+        let folder = SelfTrainFolder::of::<P>(a.seed, settings);
+        let trainer = SelfTrainer::<P>::create(&a.dir, folder, start).map_err(anyhow::Error::msg)?;
         drive(trainer, &a)
     })
 }
@@ -77,13 +82,13 @@ fn drive<P: RunGame>(mut trainer: SelfTrainer<P>, a: &SelfTrainArgs) -> Result<(
         eprintln!(
             "self-training {} ({}) from round {}: {} games a round at {} nodes a move",
             trainer.dir().display(),
-            trainer.cfg.game,
+            trainer.folder.game,
             trainer.round,
-            trainer.cfg.games,
-            trainer.cfg.nodes
+            trainer.folder.settings.games,
+            trainer.folder.settings.nodes
         );
     }
-    let bar = super::progress_bar(trainer.cfg.games as u64, "games", a.quiet);
+    let bar = super::progress_bar(trainer.folder.settings.games as u64, "games", a.quiet);
     let quiet = a.quiet;
     let mut progress = |p: SelfTrainProgress| {
         match p {

@@ -82,6 +82,7 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
                 Phase::Training => "training",
                 Phase::Evaluation => "evaluation",
                 Phase::LearnedEval => "learned evaluation",
+                Phase::SelfTrain => "self-training",
             };
             bar = progress_bar(*total, &format!("iter {iteration} {what}"), quiet);
         }
@@ -90,6 +91,22 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
             bar.finish_and_clear();
             if !quiet {
                 eprintln!("{}", iteration_line(metrics, evals, iterations, minutes));
+            }
+        }
+        Event::SelfTrainRound { row } => {
+            bar.finish_and_clear();
+            if !quiet {
+                eprintln!(
+                    "self-training round {}: W-D-L {}-{}-{} (White's), {} new positions, held-out loss {:.5} -> {:.5} ({:.0} s)",
+                    row.round,
+                    row.white_wins,
+                    row.draws,
+                    row.black_wins,
+                    row.positions,
+                    row.held_out_before,
+                    row.held_out_after,
+                    row.play_s + row.train_s
+                );
             }
         }
         Event::Interrupted { iteration, .. } => {

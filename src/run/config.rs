@@ -139,6 +139,8 @@ pub struct RunConfig {
     pub dist: DistConfig,
     /// The learned evaluation trained at the run's end.
     pub learned_eval: super::learned_eval::LearnEvalConfig,
+    /// The learned evaluation's self-training after the run's end.
+    pub self_train: super::self_train::SelfTrainConfig,
 }
 
 /// The embedded configs/default.toml, key for key (each section's `Default`
@@ -167,6 +169,7 @@ impl Default for RunConfig {
             eval: EvalConfig::default(),
             dist: DistConfig::default(),
             learned_eval: Default::default(),
+            self_train: Default::default(),
         }
     }
 }
@@ -346,6 +349,7 @@ impl RunConfig {
             }
         }
         self.learned_eval.validate()?;
+        self.self_train.validate()?;
         if self.dist.games_per_shard == 0 {
             return Err("dist.games_per_shard must be at least 1".into());
         }

@@ -21,6 +21,9 @@ pub enum Phase {
     Evaluation,
     /// The learned evaluation for alpha-beta, counted in epochs.
     LearnedEval,
+    /// A round of the learned evaluation's self-training after the run's
+    /// last iteration, counted in games.
+    SelfTrain,
 }
 
 /// What a run reports to its observer.
@@ -72,6 +75,12 @@ pub enum Event {
         /// The newest checkpoint's iteration (0: none).
         kept: u32,
     },
+    /// A round of the learned evaluation's self-training ended (its files
+    /// written; `self_train.minutes_in_run`).
+    SelfTrainRound {
+        /// Its row of the folder's `self-train.csv`.
+        row: Box<super::self_train::RoundRow>,
+    },
     /// The run stopped (limit reached or stop requested).
     Finished {
         /// The iterations the run has played in all.
@@ -118,6 +127,9 @@ pub enum RunError {
     /// The network could not be serialised.
     #[error("cannot serialise the network: {0}")]
     Weights(String),
+    /// The self-training after the run's last iteration failed.
+    #[error("self-training: {0}")]
+    SelfTrain(String),
     /// The device could not be opened.
     #[error("device: {0}")]
     Device(#[from] DeviceError),

@@ -87,7 +87,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 41] = [
+pub const RESUME_KEYS: [&str; 42] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -129,6 +129,7 @@ pub const RESUME_KEYS: [&str; 41] = [
     "selfplay.eval_cache",
     "selfplay.full_sims_start",
     "selfplay.sims_ramp_steps",
+    "self_train.",
 ];
 
 /// Refuse a `key=value` change whose key is not in [`RESUME_KEYS`]; the
@@ -459,6 +460,9 @@ impl<P: RunGame> Run<P> {
                 }
                 Err(e) => return Err(e),
             }
+        }
+        if self.interrupted.is_none() && self.limit_reached(self.state.wall_s) {
+            self.self_train_phase(observer)?;
         }
         observer(&Event::Finished {
             iterations: self.state.iteration - first,

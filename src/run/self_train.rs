@@ -49,17 +49,16 @@ pub const SELF_TRAIN_CONFIG: &str = "self-train.toml";
 /// The log of a self-training folder, a row a round.
 pub const SELF_TRAIN_LOG: &str = "self-train.csv";
 
-/// How a learned evaluation trains itself (a folder's `self-train.toml`;
-/// `damone self-train --set key=value` overrides it).
+/// How a learned evaluation trains itself: the `[settings]` of a
+/// folder's `self-train.toml` (`damone self-train --set key=value`
+/// overrides them) and a run config's `[self_train]` section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfTrainConfig {
-    /// The game's name.
-    pub game: String,
-    /// The variant's name ("": the game's default).
-    pub variant: String,
-    /// Seed of the openings, the splits and the training order.
-    pub seed: u64,
+    /// `damone train`: minutes of self-training after the run's last
+    /// iteration, from its learned evaluation, in the run's `self-train`
+    /// folder (0: none). `damone self-train` does not read it.
+    pub minutes_in_run: f64,
     /// Games a round.
     pub games: usize,
     /// Alpha-beta's nodes a move in the games.
@@ -94,13 +93,11 @@ pub struct SelfTrainConfig {
 impl Default for SelfTrainConfig {
     fn default() -> Self {
         SelfTrainConfig {
-            game: crate::game::GameKind::default().name().to_string(),
-            variant: String::new(),
-            seed: 1,
+            minutes_in_run: 0.0,
             games: 200,
             nodes: 2000,
             label_nodes: 0,
-            tree_depth: 2,
+            tree_depth: 0,
             opening_plies: 6,
             outcome_weight: 0.25,
             window_rounds: 4,
@@ -117,18 +114,24 @@ impl Default for SelfTrainConfig {
 impl SelfTrainConfig {
     /// A one-line error for a setting out of range, naming the key.
     pub fn validate(&self) -> Result<(), String> {
+        if !(self.minutes_in_run >= 0.0 && self.minutes_in_run.is_finite()) {
+            return Err(format!(
+                "self_train.minutes_in_run must be at least 0, got {}",
+                self.minutes_in_run
+            ));
+        }
         if self.games == 0 || self.nodes == 0 || self.window_rounds == 0 {
-            return Err("self-train: games, nodes and window_rounds must be at least 1".into());
+            return Err("self_train.games, nodes and window_rounds must be at least 1".into());
         }
         if !(0.0..=1.0).contains(&self.outcome_weight) {
             return Err(format!(
-                "self-train: outcome_weight must be in [0, 1], got {}",
+                "self_train.outcome_weight must be in [0, 1], got {}",
                 self.outcome_weight
             ));
         }
         self.fit_settings()
             .validate()
-            .map_err(|e| e.replace("learned_eval", "self-train"))
+            .map_err(|e| e.replace("learned_eval", "self_train"))
     }
 
     /// `self` with `key=value` overrides, checked.
@@ -138,7 +141,7 @@ impl SelfTrainConfig {
             super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
         }
         let cfg: SelfTrainConfig = table.try_into().map_err(|e: toml::de::Error| {
-            format!("self-train: {}", e.to_string().trim().replace('\n', " "))
+            format!("self_train: {}", e.to_string().trim().replace('\n', " "))
         })?;
         cfg.validate()?;
         Ok(cfg)
@@ -156,9 +159,55 @@ impl SelfTrainConfig {
             ..LearnEvalConfig::default()
         }
     }
+}
 
-    /// The game's variant of `P`.
+/// A self-training folder's `self-train.toml`: its game, variant and seed,
+/// fixed when it is made, and its settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfTrainFolder {
+    /// The game's name.
+    pub game: String,
+    /// The variant's name ("": the game's default).
+    pub variant: String,
+    /// Seed of the first weights, the openings, the splits and the training order.
+    pub seed: u64,
+    /// How it trains.
+    pub settings: SelfTrainConfig,
+}
+
+impl Default for SelfTrainFolder {
+    fn default() -> Self {
+        SelfTrainFolder {
+            game: crate::game::GameKind::default().name().to_string(),
+            variant: String::new(),
+            seed: 1,
+            settings: SelfTrainConfig::default(),
+        }
+    }
+}
+
+impl SelfTrainFolder {
+    /// The folder of game `P` (its default variant), seed `seed`, with `settings`.
+    pub fn of<P: GamePosition>(seed: u64, settings: SelfTrainConfig) -> SelfTrainFolder {
+        SelfTrainFolder {
+            game: P::ID.name().to_string(),
+            variant: String::new(),
+            seed,
+            settings,
+        }
+    }
+
+    /// The game's variant of `P`, after checking that the folder is `P`'s.
     fn variant_of<P: GamePosition>(&self) -> Result<P::Variant, String> {
+        let named = GameId::named(&self.game).map_err(|e| format!("self-train: game: {e}"))?;
+        if named != P::ID {
+            return Err(format!(
+                "self-train: the folder is for {}, and this is {}",
+                named.name(),
+                P::ID.name()
+            ));
+        }
         match self.variant.as_str() {
             "" => Ok(P::Variant::default()),
             name => P::variant_named(name).map_err(|e| format!("self-train: variant: {e}")),
@@ -330,7 +379,8 @@ pub enum SelfTrainProgress {
 pub struct SelfTrainLimits {
     /// Stop at this round (the folder's round count, resumed rounds included).
     pub rounds: Option<u32>,
-    /// Stop before a round once this many minutes of this sitting have passed.
+    /// Stop before a round once this many minutes of this sitting have
+    /// passed (the sitting's first round plays whatever the minutes).
     pub minutes: Option<f64>,
 }
 
@@ -338,8 +388,8 @@ pub struct SelfTrainLimits {
 /// the positions of the rounds its next round trains on.
 pub struct SelfTrainer<P: GamePosition> {
     dir: PathBuf,
-    /// The folder's settings.
-    pub cfg: SelfTrainConfig,
+    /// The folder's game, seed and settings.
+    pub folder: SelfTrainFolder,
     variant: P::Variant,
     /// The newest round (0: the start).
     pub round: u32,
@@ -386,14 +436,14 @@ pub fn newest_eval(dir: &Path) -> Result<EvalFile, String> {
 }
 
 /// The settings of the self-training folder `dir`.
-pub fn read_folder_config(dir: &Path) -> Result<SelfTrainConfig, String> {
+pub fn read_folder_config(dir: &Path) -> Result<SelfTrainFolder, String> {
     let path = dir.join(SELF_TRAIN_CONFIG);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     toml::from_str(&text)
         .map_err(|e| format!("{}: {}", path.display(), e.to_string().trim().replace('\n', " ")))
 }
 
-fn write_config(dir: &Path, cfg: &SelfTrainConfig) -> Result<(), String> {
+fn write_config(dir: &Path, cfg: &SelfTrainFolder) -> Result<(), String> {
     let path = dir.join(SELF_TRAIN_CONFIG);
     let text = toml::to_string(cfg).map_err(|e| e.to_string())?;
     atomic_write(&path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -402,10 +452,9 @@ fn write_config(dir: &Path, cfg: &SelfTrainConfig) -> Result<(), String> {
 impl<P: Baseline + Board> SelfTrainer<P> {
     /// A new folder `dir` (which must not hold a self-training already),
     /// starting from `start` (None: new random weights of the settings'
-    /// shape, seeded by `cfg.seed`).
-    pub fn create(dir: &Path, cfg: SelfTrainConfig, start: Option<EvalFile>) -> Result<Self, String> {
-        cfg.validate()?;
-        check_game::<P>(&cfg)?;
+    /// shape, seeded by the folder's seed).
+    pub fn create(dir: &Path, cfg: SelfTrainFolder, start: Option<EvalFile>) -> Result<Self, String> {
+        cfg.settings.validate()?;
         crate::learned::features::check_board::<P>()?;
         if is_self_train_folder(dir) {
             return Err(format!(
@@ -422,7 +471,7 @@ impl<P: Baseline + Board> SelfTrainer<P> {
             None => EvalFile {
                 game: P::ID,
                 float: FloatEval::new(
-                    cfg.fit_settings().shape(),
+                    cfg.settings.fit_settings().shape(),
                     &mut rng_stream(cfg.seed, "self-train-init", 0),
                 ),
                 note: "new random weights".into(),
@@ -437,7 +486,7 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         write_rows(&dir.join(SELF_TRAIN_LOG), &Vec::<RoundRow>::new()).map_err(|e| e.to_string())?;
         Ok(SelfTrainer {
             dir: dir.to_path_buf(),
-            cfg,
+            folder: cfg,
             variant,
             round: 0,
             eval: start.float,
@@ -455,14 +504,23 @@ impl<P: Baseline + Board> SelfTrainer<P> {
                 dir.display()
             ));
         }
-        let cfg = read_folder_config(dir)?.with_sets(sets)?;
-        check_game::<P>(&cfg)?;
+        let mut cfg = read_folder_config(dir)?;
+        cfg.settings = cfg.settings.with_sets(sets)?;
+        Self::open_at(dir, cfg)
+    }
+
+    /// The existing folder `dir` at its newest complete round, with the
+    /// settings of `cfg` (saved; its game, variant and seed must be the
+    /// folder's own for the same bits).
+    pub fn open_at(dir: &Path, cfg: SelfTrainFolder) -> Result<Self, String> {
         let variant = cfg.variant_of::<P>()?;
         write_config(dir, &cfg)?;
         let round = newest_round(dir).ok_or_else(|| format!("{} holds no round_0000.bin", dir.display()))?;
         let file = EvalFile::read(&round_eval(dir, round))?;
         file.check_game(P::ID)?;
-        let first = (round + 2).saturating_sub(cfg.window_rounds as u32).max(1);
+        let first = (round + 2)
+            .saturating_sub(cfg.settings.window_rounds as u32)
+            .max(1);
         let window = (first..=round)
             .map(|r| read_examples::<P>(dir, r))
             .collect::<Result<Vec<_>, _>>()?;
@@ -470,7 +528,7 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         rows.retain(|r| r.round <= round);
         Ok(SelfTrainer {
             dir: dir.to_path_buf(),
-            cfg,
+            folder: cfg,
             variant,
             round,
             eval: file.float,
@@ -487,8 +545,8 @@ impl<P: Baseline + Board> SelfTrainer<P> {
     /// The match settings of round `round`'s openings.
     fn openings(&self, round: u32) -> MatchSettings<P> {
         let mut s = MatchSettings::from_start(P::start(self.variant));
-        s.seed = derive_seed(self.cfg.seed, "self-train-openings", round as u64);
-        s.opening_plies = self.cfg.opening_plies;
+        s.seed = derive_seed(self.folder.seed, "self-train-openings", round as u64);
+        s.opening_plies = self.folder.settings.opening_plies;
         s.rules = DrawRules::default();
         s
     }
@@ -510,10 +568,10 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         });
         let mut played = 0;
         while self.round < target && !stop.requested() {
-            if limits
+            let late = limits
                 .minutes
-                .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
-            {
+                .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0);
+            if played > 0 && late {
                 break;
             }
             progress(SelfTrainProgress::Round(self.round + 1));
@@ -535,12 +593,12 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         let settings = self.openings(round);
         let done = std::sync::atomic::AtomicUsize::new(0);
         let progress = std::sync::Mutex::new(progress);
-        let games: Vec<PlayedGame<P>> = (0..self.cfg.games)
+        let games: Vec<PlayedGame<P>> = (0..self.folder.settings.games)
             .into_par_iter()
             .map(|i| {
-                let g = play_game(&eval, &self.cfg, &settings, i);
+                let g = play_game(&eval, &self.folder.settings, &settings, i);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                (progress.lock().expect("progress"))(SelfTrainProgress::Games(n, self.cfg.games));
+                (progress.lock().expect("progress"))(SelfTrainProgress::Games(n, self.folder.settings.games));
                 g
             })
             .collect();
@@ -549,7 +607,7 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         let mut row = round_games_row(round, &games, play_s);
         let labelled: Vec<(P, f32)> = games
             .iter()
-            .flat_map(|g| game_labels(g, self.cfg.outcome_weight))
+            .flat_map(|g| game_labels(g, self.folder.settings.outcome_weight))
             .collect();
         let examples = train::labelled_examples(&labelled);
         row.positions = examples.len();
@@ -557,7 +615,10 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         atomic_write(&path, &examples_to_bytes(P::ID, &examples))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         self.window.push(examples);
-        let keep_from = self.window.len().saturating_sub(self.cfg.window_rounds);
+        let keep_from = self
+            .window
+            .len()
+            .saturating_sub(self.folder.settings.window_rounds);
         self.window.drain(..keep_from);
         self.train_round(round, &mut row, progress);
         self.finish_round(round, row)
@@ -573,14 +634,14 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         let started = Instant::now();
         let all: Vec<Example> = self.window.iter().flatten().copied().collect();
         row.window_positions = all.len();
-        let split_seed = derive_seed(self.cfg.seed, "self-train-split", round as u64);
-        let (train_set, held_out) = train::split(all, self.cfg.held_out, split_seed);
-        let mut rng = rng_stream(self.cfg.seed, "self-train-fit", round as u64);
+        let split_seed = derive_seed(self.folder.seed, "self-train-split", round as u64);
+        let (train_set, held_out) = train::split(all, self.folder.settings.held_out, split_seed);
+        let mut rng = rng_stream(self.folder.seed, "self-train-fit", round as u64);
         let report = train::fit(
             &mut self.eval,
             &train_set,
             &held_out,
-            &self.cfg.fit_settings(),
+            &self.folder.settings.fit_settings(),
             &mut rng,
             |e, l| progress(SelfTrainProgress::Epoch(e, l)),
         );
@@ -609,23 +670,13 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         self.rows.push(row.clone());
         write_rows(&self.dir.join(SELF_TRAIN_LOG), &self.rows).map_err(|e| e.to_string())?;
         // The next round keeps the newest window_rounds - 1 rounds.
-        let keep_from = self.window.len().saturating_sub(self.cfg.window_rounds - 1);
+        let keep_from = self
+            .window
+            .len()
+            .saturating_sub(self.folder.settings.window_rounds - 1);
         self.window.drain(..keep_from);
         Ok(row)
     }
-}
-
-/// A one-line error when the settings name another game than `P`.
-fn check_game<P: GamePosition>(cfg: &SelfTrainConfig) -> Result<(), String> {
-    let named = GameId::named(&cfg.game).map_err(|e| format!("self-train: game: {e}"))?;
-    if named != P::ID {
-        return Err(format!(
-            "self-train: the settings are for {}, and this is {}",
-            named.name(),
-            P::ID.name()
-        ));
-    }
-    Ok(())
 }
 
 /// Round `round`'s positions in `dir`.
@@ -650,6 +701,71 @@ fn round_games_row<P: GamePosition>(round: u32, games: &[PlayedGame<P>], play_s:
         nodes_per_s: nodes as f64 / play_s.max(1e-9),
         play_s,
         ..RoundRow::default()
+    }
+}
+
+/// The folder of a run's self-training.
+pub const RUN_SELF_TRAIN_DIR: &str = "self-train";
+
+impl<P: super::RunGame> super::Run<P> {
+    /// After the run's last iteration: its learned evaluation trains
+    /// itself for `self_train.minutes_in_run` minutes in the run's
+    /// `self-train` folder, starting from the newest checkpoint's learned
+    /// evaluation; a resumed run continues the folder until its minutes
+    /// (the rounds' playing and training seconds) are spent. Each round is
+    /// an [`Event::SelfTrainRound`](super::Event::SelfTrainRound).
+    pub(super) fn self_train_phase(
+        &mut self,
+        observer: &mut super::Observer<'_>,
+    ) -> Result<(), super::RunError> {
+        let minutes = self.cfg.self_train.minutes_in_run;
+        if minutes <= 0.0 || self.stop.requested() || !crate::learned::features::reads::<P>() {
+            return Ok(());
+        }
+        let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
+        let folder = SelfTrainFolder {
+            game: P::ID.name().to_string(),
+            variant: self.cfg.variant.clone(),
+            seed: derive_seed(self.cfg.seed, "self-train", 0),
+            settings: self.cfg.self_train.clone(),
+        };
+        let opened = if is_self_train_folder(&dir) {
+            SelfTrainer::<P>::open_at(&dir, folder)
+        } else {
+            let start = super::learned_eval::checkpoint_eval_file(&self.dir.root).ok();
+            SelfTrainer::<P>::create(&dir, folder, start)
+        };
+        let mut trainer = opened.map_err(super::RunError::SelfTrain)?;
+        let spent: f64 = trainer.rows.iter().map(|r| r.play_s + r.train_s).sum();
+        let left = minutes - spent / 60.0;
+        if left <= 0.0 {
+            return Ok(());
+        }
+        let limits = SelfTrainLimits {
+            rounds: None,
+            minutes: Some(left),
+        };
+        let iteration = self.state.iteration;
+        let games = self.cfg.self_train.games as u64;
+        let stop = self.stop.clone();
+        let mut on_progress = |p: SelfTrainProgress| match p {
+            SelfTrainProgress::Round(_) => observer(&super::Event::Phase {
+                iteration,
+                phase: super::Phase::SelfTrain,
+                total: games,
+            }),
+            SelfTrainProgress::Games(done, _) => observer(&super::Event::Progress {
+                iteration,
+                phase: super::Phase::SelfTrain,
+                done: done as u64,
+            }),
+            SelfTrainProgress::Epoch(..) => {}
+            SelfTrainProgress::Done(row) => observer(&super::Event::SelfTrainRound { row: Box::new(row) }),
+        };
+        let pool = self.pool.clone();
+        pool.install(|| trainer.run(limits, &stop, &mut on_progress))
+            .map(|_| ())
+            .map_err(super::RunError::SelfTrain)
     }
 }
 
@@ -739,7 +855,15 @@ mod tests {
             &settings,
             1,
         );
-        let tree = play_game::<Position>(&eval, &tiny(), &settings, 1);
+        let tree = play_game::<Position>(
+            &eval,
+            &SelfTrainConfig {
+                tree_depth: 2,
+                ..tiny()
+            },
+            &settings,
+            1,
+        );
         assert_eq!(roots.game.moves(), tree.game.moves(), "recording changes no move");
         assert!(
             tree.scores.len() > 3 * roots.scores.len(),
@@ -754,7 +878,8 @@ mod tests {
     #[test]
     fn a_round_lowers_the_loss_on_held_out_games() {
         let dir = temp_dir("loss");
-        let mut t = SelfTrainer::<Position>::create(&dir, tiny(), None).unwrap();
+        let mut t =
+            SelfTrainer::<Position>::create(&dir, SelfTrainFolder::of::<Position>(1, tiny()), None).unwrap();
         let start = t.eval.clone();
         let row = t
             .run(
@@ -769,7 +894,12 @@ mod tests {
         let mut settings = t.openings(1);
         settings.seed ^= 0x5eed;
         let labelled: Vec<(Position, f32)> = (0..4)
-            .flat_map(|i| game_labels(&play_game(&eval, &t.cfg, &settings, i), t.cfg.outcome_weight))
+            .flat_map(|i| {
+                game_labels(
+                    &play_game(&eval, &t.folder.settings, &settings, i),
+                    t.folder.settings.outcome_weight,
+                )
+            })
             .collect();
         let held_out = train::labelled_examples(&labelled);
         let (before, after) = (train::loss(&start, &held_out), train::loss(&t.eval, &held_out));
@@ -795,9 +925,12 @@ mod tests {
             minutes: None,
         };
         let (a, b) = (temp_dir("one-sitting"), temp_dir("two-sittings"));
-        let mut one = SelfTrainer::<Position>::create(&a, cfg.clone(), None).unwrap();
+        let mut one =
+            SelfTrainer::<Position>::create(&a, SelfTrainFolder::of::<Position>(1, cfg.clone()), None)
+                .unwrap();
         one.run(limits(3), &stop, &mut |_| {}).unwrap();
-        let mut first = SelfTrainer::<Position>::create(&b, cfg, None).unwrap();
+        let mut first =
+            SelfTrainer::<Position>::create(&b, SelfTrainFolder::of::<Position>(1, cfg), None).unwrap();
         first.run(limits(1), &stop, &mut |_| {}).unwrap();
         drop(first);
         let mut second = SelfTrainer::<Position>::resume(&b, &[]).unwrap();
@@ -811,7 +944,7 @@ mod tests {
         let untimed = |rows: &[RoundRow]| rows.iter().map(RoundRow::without_timing).collect::<Vec<_>>();
         let logged: Vec<RoundRow> = read_rows(&b.join(SELF_TRAIN_LOG)).unwrap();
         assert_eq!(untimed(&one.rows), untimed(&logged));
-        let again = SelfTrainer::<Position>::create(&b, SelfTrainConfig::default(), None)
+        let again = SelfTrainer::<Position>::create(&b, SelfTrainFolder::default(), None)
             .err()
             .unwrap();
         assert!(again.contains("--resume"), "{again}");
@@ -826,13 +959,14 @@ mod tests {
             ("outcome_weight=2", "outcome_weight"),
             ("lr=-1", "lr"),
             ("nodez=5", "nodez"),
+            ("minutes_in_run=-1", "minutes_in_run"),
         ] {
             let e = base.with_sets(&[set.to_string()]).unwrap_err();
             assert!(e.contains(says) && !e.contains('\n'), "{set}: {e}");
         }
-        let wrong_game = SelfTrainConfig {
+        let wrong_game = SelfTrainFolder {
             game: "italian".into(),
-            ..tiny()
+            ..SelfTrainFolder::default()
         };
         let e = SelfTrainer::<Position>::create(&temp_dir("game"), wrong_game, None)
             .err()
