@@ -437,6 +437,12 @@ pub fn newest_eval(dir: &Path) -> Result<EvalFile, String> {
 
 /// The settings of the self-training folder `dir`.
 pub fn read_folder_config(dir: &Path) -> Result<SelfTrainFolder, String> {
+    if !is_self_train_folder(dir) {
+        return Err(format!(
+            "{} holds no self-training ({SELF_TRAIN_CONFIG} is missing); start one without --resume",
+            dir.display()
+        ));
+    }
     let path = dir.join(SELF_TRAIN_CONFIG);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     toml::from_str(&text)
@@ -498,12 +504,6 @@ impl<P: Baseline + Board> SelfTrainer<P> {
     /// The folder `dir` at its newest complete round, its settings with
     /// `sets` applied (and saved).
     pub fn resume(dir: &Path, sets: &[String]) -> Result<Self, String> {
-        if !is_self_train_folder(dir) {
-            return Err(format!(
-                "{} holds no self-training ({SELF_TRAIN_CONFIG} is missing); start one without --resume",
-                dir.display()
-            ));
-        }
         let mut cfg = read_folder_config(dir)?;
         cfg.settings = cfg.settings.with_sets(sets)?;
         Self::open_at(dir, cfg)
