@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use damone::run::self_train::{
-    SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
+    RoundRow, SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
 };
 use damone::run::RunGame;
 use std::path::PathBuf;
@@ -47,13 +47,14 @@ pub struct SelfTrainArgs {
 
 pub fn run_self_train(a: SelfTrainArgs) -> Result<()> {
     if a.resume {
-        let cfg = damone::run::self_train::read_folder_config(&a.dir).map_err(anyhow::Error::msg)?;
-        let kind: damone::game::GameKind = cfg
+        let mut folder = damone::run::self_train::read_folder_config(&a.dir).map_err(anyhow::Error::msg)?;
+        folder.settings = folder.settings.with_sets(&a.sets).map_err(anyhow::Error::msg)?;
+        let kind: damone::game::GameKind = folder
             .game
             .parse()
             .map_err(|e| anyhow::anyhow!("{}: {e}", a.dir.display()))?;
         return damone::with_game!(kind, P => {
-            let trainer = SelfTrainer::<P>::resume(&a.dir, &a.sets).map_err(anyhow::Error::msg)?;
+            let trainer = SelfTrainer::<P>::open_at(&a.dir, folder).map_err(anyhow::Error::msg)?;
             drive(trainer, &a)
         });
     }
@@ -90,29 +91,17 @@ fn drive<P: RunGame>(mut trainer: SelfTrainer<P>, a: &SelfTrainArgs) -> Result<(
     }
     let bar = super::progress_bar(trainer.folder.settings.games as u64, "games", a.quiet);
     let quiet = a.quiet;
-    let mut progress = |p: SelfTrainProgress| {
-        match p {
+    let mut progress = |p: SelfTrainProgress| match p {
         SelfTrainProgress::Round(r) => {
             bar.reset();
             bar.set_message(format!("round {r}"));
         }
         SelfTrainProgress::Games(done, _) => bar.set_position(done as u64),
-        SelfTrainProgress::Epoch(e, loss) => bar.set_message(format!("training, epoch {e}: held-out loss {loss:.5}")),
-        SelfTrainProgress::Done(row) if !quiet => bar.println(format!(
-            "round {}: W-D-L {}-{}-{} (White's), {:.0} plies a game, {} new positions, held-out loss {:.5} -> {:.5} ({:.1} s playing, {:.1} s training)",
-            row.round,
-            row.white_wins,
-            row.draws,
-            row.black_wins,
-            row.mean_plies,
-            row.positions,
-            row.held_out_before,
-            row.held_out_after,
-            row.play_s,
-            row.train_s
-        )),
+        SelfTrainProgress::Epoch(e, loss) => {
+            bar.set_message(format!("training, epoch {e}: held-out loss {loss:.5}"))
+        }
+        SelfTrainProgress::Done(row) if !quiet => bar.println(round_line(&row)),
         SelfTrainProgress::Done(_) => {}
-    }
     };
     let limits = SelfTrainLimits {
         rounds: a.rounds,
@@ -130,4 +119,22 @@ fn drive<P: RunGame>(mut trainer: SelfTrainer<P>, a: &SelfTrainArgs) -> Result<(
         trainer.dir().display()
     );
     Ok(())
+}
+
+/// The line printed after a round.
+fn round_line(row: &RoundRow) -> String {
+    format!(
+        "round {}: W-D-L {}-{}-{} (White's), {:.0} plies a game, {} new positions, \
+         held-out loss {:.5} -> {:.5} ({:.1} s playing, {:.1} s training)",
+        row.round,
+        row.white_wins,
+        row.draws,
+        row.black_wins,
+        row.mean_plies,
+        row.positions,
+        row.held_out_before,
+        row.held_out_after,
+        row.play_s,
+        row.train_s
+    )
 }

@@ -427,6 +427,21 @@ fn tidy_floats(v: &mut toml::Value) {
     }
 }
 
+/// `section` (a config section, named `name` in errors) with `key=value`
+/// overrides of its keys applied; the caller checks the values.
+pub(crate) fn section_with_sets<T>(section: &T, sets: &[String], name: &str) -> std::result::Result<T, String>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let mut table = toml::Table::try_from(section).map_err(|e| e.to_string())?;
+    for s in sets {
+        apply_set(&mut table, s).map_err(|e| e.to_string())?;
+    }
+    table
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("{name}: {}", e.to_string().trim().replace('\n', " ")))
+}
+
 /// Apply `a.b.c=value` to a TOML table. The value is read as TOML (number,
 /// boolean, array, quoted string) or, failing that, as a bare string.
 pub(crate) fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {

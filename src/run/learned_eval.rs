@@ -17,13 +17,7 @@ pub use crate::learned::LearnEvalConfig;
 
 /// `cfg` with `key=value` overrides (keys of the `[learned_eval]` section).
 pub fn with_sets(cfg: &LearnEvalConfig, sets: &[String]) -> Result<LearnEvalConfig, String> {
-    let mut table = toml::Table::try_from(cfg).map_err(|e| e.to_string())?;
-    for s in sets {
-        super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
-    }
-    let cfg: LearnEvalConfig = table
-        .try_into()
-        .map_err(|e: toml::de::Error| format!("learned_eval: {}", e.to_string().trim().replace('\n', " ")))?;
+    let cfg = super::config::section_with_sets(cfg, sets, "learned_eval")?;
     cfg.validate()?;
     Ok(cfg)
 }

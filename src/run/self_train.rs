@@ -30,7 +30,7 @@
 use super::metrics::{read_rows, write_rows};
 use crate::arena::alphabeta::{AlphaBeta, Baseline, Limits, Score};
 use crate::arena::tournament::{opening_game, MatchSettings};
-use crate::game::{Board, Color, DrawRules, Game, GameId, GamePosition};
+use crate::game::{Board, Color, DrawRules, Game, GameId, GamePosition, Outcome};
 use crate::learned::examples::{examples_from_bytes, examples_to_bytes};
 use crate::learned::{
     expected_score_of, train, EvalFile, Example, FloatEval, LearnEvalConfig, LearnedEval, Shape,
@@ -136,13 +136,7 @@ impl SelfTrainConfig {
 
     /// `self` with `key=value` overrides, checked.
     pub fn with_sets(&self, sets: &[String]) -> Result<SelfTrainConfig, String> {
-        let mut table = toml::Table::try_from(self).map_err(|e| e.to_string())?;
-        for s in sets {
-            super::config::apply_set(&mut table, s).map_err(|e| e.to_string())?;
-        }
-        let cfg: SelfTrainConfig = table.try_into().map_err(|e: toml::de::Error| {
-            format!("self_train: {}", e.to_string().trim().replace('\n', " "))
-        })?;
+        let cfg = super::config::section_with_sets(self, sets, "self_train")?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -215,17 +209,18 @@ impl SelfTrainFolder {
     }
 }
 
-/// One game of a round: its moves and, for each position it labelled, the
-/// score of the last search that valued it, for its side to move (the
-/// learned evaluation's units).
+/// One game of a round: its moves, its result and, for each position it
+/// labelled, the score of the last search that valued it, for its side to
+/// move (the learned evaluation's units).
 #[derive(Clone, Debug)]
 pub struct PlayedGame<P: GamePosition> {
     /// The game as played, from its opening.
     pub game: Game<P>,
-    /// Labelled positions and their scores, in the order they were found.
+    /// Labelled positions and their scores, in the order of their last
+    /// search.
     pub scores: Vec<(P, i32)>,
-    /// The winner (None: a draw).
-    pub winner: Option<Color>,
+    /// How the game ended.
+    pub outcome: Outcome,
     /// Nodes searched, all searches together.
     pub nodes: u64,
 }
@@ -270,10 +265,10 @@ pub fn play_game<P: Baseline + Board>(
         .then(|| AlphaBeta::with_eval("self-train-label".into(), limits(cfg.label_nodes), eval.clone()));
     let mut game = opening_game(settings, index);
     let (mut scores, mut nodes) = (Vec::new(), 0);
-    loop {
+    let outcome = loop {
         let moves = game.position().legal_moves();
-        if game.outcome_with(&moves).is_some() {
-            break;
+        if let Some(o) = game.outcome_with(&moves) {
+            break o;
         }
         if moves.len() == 1 {
             game.play_unchecked(&moves[0]);
@@ -290,12 +285,11 @@ pub fn play_game<P: Baseline + Board>(
         }
         scores.extend(found);
         game.play_unchecked(&best);
-    }
-    let winner = game.outcome().and_then(|o| o.winner);
+    };
     PlayedGame {
         game,
         scores: last_of_each(scores),
-        winner,
+        outcome,
         nodes,
     }
 }
@@ -307,11 +301,7 @@ pub fn game_labels<P: GamePosition>(played: &PlayedGame<P>, outcome_weight: f32)
         .scores
         .iter()
         .map(|(pos, score)| {
-            let result = match played.winner {
-                None => 0.5,
-                Some(w) if w == pos.side_to_move() => 1.0,
-                Some(_) => 0.0,
-            };
+            let result = played.outcome.score_for(pos.side_to_move()) as f32;
             let label = (1.0 - outcome_weight) * score_label(*score) + outcome_weight * result;
             (*pos, label)
         })
@@ -615,11 +605,6 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         atomic_write(&path, &examples_to_bytes(P::ID, &examples))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         self.window.push(examples);
-        let keep_from = self
-            .window
-            .len()
-            .saturating_sub(self.folder.settings.window_rounds);
-        self.window.drain(..keep_from);
         self.train_round(round, &mut row, progress);
         self.finish_round(round, row)
     }
@@ -688,7 +673,7 @@ fn read_examples<P: GamePosition>(dir: &Path, round: u32) -> Result<Vec<Example>
 
 /// The games' part of a round's row.
 fn round_games_row<P: GamePosition>(round: u32, games: &[PlayedGame<P>], play_s: f64) -> RoundRow {
-    let count = |c: Option<Color>| games.iter().filter(|g| g.winner == c).count();
+    let count = |c: Option<Color>| games.iter().filter(|g| g.outcome.winner == c).count();
     let plies: usize = games.iter().map(|g| g.game.ply()).sum();
     let nodes: u64 = games.iter().map(|g| g.nodes).sum();
     RoundRow {
@@ -711,7 +696,7 @@ impl<P: super::RunGame> super::Run<P> {
     /// After the run's last iteration: its learned evaluation trains
     /// itself for `self_train.minutes_in_run` minutes in the run's
     /// `self-train` folder, starting from the newest checkpoint's learned
-    /// evaluation; a resumed run continues the folder until its minutes
+    /// evaluation (new random weights where none has one); a resumed run continues the folder until its minutes
     /// (the rounds' playing and training seconds) are spent. Each round is
     /// an [`Event::SelfTrainRound`](super::Event::SelfTrainRound).
     pub(super) fn self_train_phase(
@@ -835,7 +820,7 @@ mod tests {
             assert_eq!(*label, score_label(*score));
         }
         let with_result = game_labels(&played, 1.0);
-        let expect = |pos: &Position| match played.winner {
+        let expect = |pos: &Position| match played.outcome.winner {
             None => 0.5,
             Some(w) => (w == pos.side_to_move()) as u8 as f32,
         };
