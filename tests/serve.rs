@@ -354,8 +354,7 @@ async fn browser() -> (fantoccini::Client, std::process::Child) {
         json!({"binary": chrome, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]}),
     );
     for _ in 0..50 {
-        match fantoccini::ClientBuilder::rustls()
-            .unwrap()
+        match fantoccini::ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps.clone())
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
