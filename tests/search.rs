@@ -3,6 +3,7 @@
 //! answers as the evaluator would; alpha-beta strength steps; matches are
 //! reproducible.
 
+use damone::arena::alphabeta::WIN;
 use damone::arena::tournament::{schedule, GameRecord};
 use damone::arena::{builtin_factory, run_games, AlphaBeta, Limits, MatchSettings, PlayerSpec, Standings};
 use damone::game::*;
@@ -166,6 +167,25 @@ fn alphabeta_finds_the_winning_move() {
     let (m, score) = ab.search(&game(WIN_IN_ONE));
     assert_eq!(m.to_string(), "c6-b7");
     assert!(score > 90_000);
+}
+
+/// A result by the rules scores for its winner: in damone-hunt a side
+/// whose opponent has no Damone left has won, whichever side is to move
+/// (alpha-beta once scored every result by the rules as a loss for the
+/// side to move).
+#[test]
+fn alphabeta_scores_a_result_by_the_rules_for_its_winner() {
+    let mut ab = AlphaBeta::new("ab".into(), Limits::default());
+    for (fen, winner_to_move) in [("W:WIh1,b1:Ba8", true), ("B:WIh1,b1:Ba8", false)] {
+        let g = Game::new(
+            Position::from_fen(fen, Variant::DamoneHunt).unwrap(),
+            DrawRules::default(),
+        );
+        assert_eq!(g.outcome().unwrap().winner, Some(Color::White), "{fen}");
+        let score = ab.shallow_score(&g);
+        let expected = if winner_to_move { WIN } else { -WIN };
+        assert_eq!(score, expected, "{fen}");
+    }
 }
 
 #[test]

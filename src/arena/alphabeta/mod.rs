@@ -418,10 +418,10 @@ impl<P: Baseline, E: LeafEval<P>> AlphaBeta<P, E> {
     pub fn shallow_score(&mut self, game: &Game<P>) -> i32 {
         let root = *game.position();
         let moves = root.legal_moves();
-        if moves.is_empty() || root.decided().is_some() {
-            return -WIN;
-        }
         let w = &mut self.main;
+        if let Some(score) = w.end_score(&root, moves.is_empty(), 0) {
+            return score;
+        }
         w.done.store(false, Relaxed);
         w.begin(game, Limits::default(), Instant::now());
         w.eval.set_root(&mut w.state, &root);

@@ -3,6 +3,7 @@
 //! leaf evaluation and the exact values.
 
 use super::*;
+use crate::game::Outcome;
 
 impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
     pub(super) fn new(tt: Arc<SharedTable>, done: Arc<AtomicBool>, eval: Arc<E>) -> Self {
@@ -42,6 +43,21 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             -self.contempt
         } else {
             self.contempt
+        }
+    }
+
+    /// The score of a position where the game has ended, for its side to
+    /// move `ply` plies below the root; `None` when play goes on. A result
+    /// by the rules ([`decided`](crate::game::GamePosition::decided)) scores as that result says,
+    /// a draw as every other draw; no legal move loses.
+    pub(super) fn end_score(&self, pos: &P, no_moves: bool, ply: usize) -> Option<i32> {
+        let win = WIN - ply as i32;
+        match pos.decided() {
+            Some(Outcome { winner: None, .. }) => Some(self.draw_score(ply)),
+            Some(Outcome { winner: Some(c), .. }) if c == pos.side_to_move() => Some(win),
+            Some(_) => Some(-win),
+            None if no_moves => Some(-win),
+            None => None,
         }
     }
 
@@ -159,8 +175,8 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
         alpha: &mut i32,
         beta: i32,
     ) -> i32 {
-        if moves.is_empty() || pos.decided().is_some() {
-            return -(WIN - ply as i32);
+        if let Some(score) = self.end_score(pos, moves.is_empty(), ply) {
+            return score;
         }
         let rules = game.rules();
         if pos.no_progress() as u32 >= rules.no_progress_plies || (game.ply() + ply) as u32 >= rules.max_plies
