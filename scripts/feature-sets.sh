@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tree() { cargo tree --locked --prefix none --no-dedupe -f '{p}|{f}' "$@" | sort -u; }
+tree() { cargo tree --locked --prefix none -f '{p}|{f}' "$@" | sed 's/ (\*)$//' | sort -u; }
 tree -p damone -e normal,build >"$work/build"
 tree -p damone -e normal,build,dev >"$work/test"
 tree -p damone-python -e normal,build >"$work/python"
