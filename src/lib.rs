@@ -105,6 +105,7 @@ pub mod cluster;
 pub mod player;
 
 pub mod engine_protocol;
+pub mod protocols;
 
 pub mod bench;
 

@@ -213,11 +213,17 @@ def search(
 
 @final
 class Player:
-    """Any player spec: "alphabeta:depth=4", "mcts:sims=200", "random",
-    or a network ("net:PATH,sims=64" or the path of a player file, a
-    checkpoint folder or a run folder)."""
+    """Any player spec: "shipped:italian" (the player shipped for a game),
+    "alphabeta:depth=4", "mcts:sims=200", "random", or a network
+    ("net:PATH,sims=64" or the path of a player file, a checkpoint folder
+    or a run folder)."""
 
     def __new__(cls, spec: str, game: Optional[str] = None, seed: int = 0) -> "Player": ...
+    @staticmethod
+    def shipped(game: str = "damone", movetime: Optional[float] = None, seed: int = 0) -> "Player":
+        """The player shipped with damone for `game` (alpha-beta with its
+        trained learned evaluation), `movetime` milliseconds a move (None:
+        its own): a fixed baseline for research."""
     @property
     def spec(self) -> str: ...
     @property
@@ -255,6 +261,10 @@ def play_match(
     """Play `games` games between player specs `a` and `b`, colours
     alternating, on every core."""
 
+def shipped_players() -> list[dict]:
+    """The players shipped with damone, one dict per game: "game", "spec",
+    "file", "bytes", "movetime_ms", "trained", "date", "commit", "rating"."""
+
 def read_samples(path: str, game: Optional[str] = None, inputs: str = "basic") -> dict:
     """Training samples as arrays: "observations", "policy", "action_mask",
     "z", "q", "setups", "game" (and a shard's "pdn")."""
@@ -276,4 +286,5 @@ __all__ = [
     "play_match",
     "read_samples",
     "search",
+    "shipped_players",
 ]

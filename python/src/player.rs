@@ -14,7 +14,8 @@ use damone::util::elo::score_interval;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
-/// A player: `"alphabeta:depth=4"`, `"mcts:sims=200"`, `"random"`, or a
+/// A player: `"shipped:italian"` (the player shipped for a game),
+/// `"alphabeta:depth=4"`, `"mcts:sims=200"`, `"random"`, or a
 /// trained network (`"net:PATH,sims=64"` or just the path of a player file
 /// `.dmp`, a checkpoint folder or a run folder). Its game is the network's,
 /// or `game` for the built-in kinds.
@@ -61,6 +62,20 @@ impl PyPlayer {
             net: None,
             is_net,
         })
+    }
+
+    /// The player shipped with damone for `game`: alpha-beta with the
+    /// game's trained learned evaluation, at `movetime` milliseconds a move
+    /// (None: the shipped player's own). A fixed baseline: the same
+    /// weights in every install of this version.
+    #[staticmethod]
+    #[pyo3(signature = (game="damone", movetime=None, seed=0))]
+    fn shipped(py: Python<'_>, game: &str, movetime: Option<f64>, seed: u64) -> PyResult<PyPlayer> {
+        let mut spec = format!("shipped:{game}");
+        if let Some(ms) = movetime {
+            spec.push_str(&format!(",movetime={ms}"));
+        }
+        PyPlayer::new(py, &spec, Some(game), seed)
     }
 
     /// The player's spec as given.
@@ -250,8 +265,31 @@ fn play_match(
     })
 }
 
+/// The players shipped with damone, one dict per game: `game`, `spec`,
+/// `file`, `bytes`, `movetime_ms`, `trained`, `date`, `commit`, `rating`.
+#[pyfunction]
+fn shipped_players(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    damone::player::shipped_players()
+        .iter()
+        .map(|p| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("game", &p.game)?;
+            d.set_item("spec", p.spec())?;
+            d.set_item("file", &p.file)?;
+            d.set_item("bytes", p.bytes().len())?;
+            d.set_item("movetime_ms", p.movetime_ms)?;
+            d.set_item("trained", &p.trained)?;
+            d.set_item("date", &p.date)?;
+            d.set_item("commit", &p.commit)?;
+            d.set_item("rating", &p.rating)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPlayer>()?;
+    m.add_function(wrap_pyfunction!(shipped_players, m)?)?;
     m.add_class::<PyMatchResult>()?;
     m.add_function(wrap_pyfunction!(play_match, m)?)?;
     Ok(())

@@ -23,6 +23,22 @@ def test_alphabeta_chooses_legal_moves_and_beats_random():
     assert it.choose(damone.Game("italian")) in damone.Game("italian").legal_moves()
 
 
+def test_the_shipped_players_are_fixed_baselines_of_every_game():
+    listed = damone.shipped_players()
+    assert sorted(p["game"] for p in listed) == sorted(damone.GAMES)
+    for info in listed:
+        assert info["spec"] == f"shipped:{info['game']}"
+        assert 50_000 < info["bytes"] < 1_000_000 and "%" in info["rating"]
+        p = damone.Player.shipped(info["game"], movetime=5)
+        assert p.game == info["game"] and not p.is_network
+        g = damone.Game(info["game"])
+        assert p.choose(g) in g.legal_moves()
+    r = damone.play_match("shipped:italian,depth=3", "random", games=4, game="italian", seed=2)
+    assert r.wins == 4, r
+    with pytest.raises(damone.DamoneError, match="plays italian"):
+        damone.Player("shipped:italian", game="dameo")
+
+
 def test_a_player_file_is_loaded_and_asked_for_moves(trained):
     path = str(trained["player"])
     p = damone.Player(path)

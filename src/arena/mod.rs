@@ -25,6 +25,7 @@ use crate::mcts::{
     search, Budget, DecisiveOnly, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult, Tree,
     Wdl,
 };
+use crate::util::stop::Stop;
 use crate::util::Rng;
 use rand::Rng as _;
 use std::sync::Arc;
@@ -49,6 +50,36 @@ pub trait Player<P: GamePosition = Position>: Send {
     fn set_budget(&mut self, _budget: Option<Budget>) -> bool {
         false
     }
+    /// Search with `limit` from now on (until `set_budget(None)`): a time
+    /// or node limit as a budget (nodes are a tree search's simulations);
+    /// a depth only for players that search by depth. Returns false if the
+    /// player takes no such limit.
+    fn set_limit(&mut self, limit: SearchLimit) -> bool {
+        match limit {
+            SearchLimit::Time(t) => self.set_budget(Some(Budget::Time(t))),
+            SearchLimit::Nodes(n) => {
+                self.set_budget(Some(Budget::Simulations(n.min(u32::MAX as u64) as u32)))
+            }
+            SearchLimit::Depth(_) => false,
+        }
+    }
+    /// End every later search early, with the best move found so far, once
+    /// `stop` is raised (None: never). Returns false if the player's
+    /// searches cannot be stopped (they run to their budget).
+    fn set_stop(&mut self, _stop: Option<Stop>) -> bool {
+        false
+    }
+}
+
+/// A limit a protocol sets on a player's searches ([`Player::set_limit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchLimit {
+    /// Time a move.
+    Time(std::time::Duration),
+    /// Plies of an alpha-beta search.
+    Depth(u32),
+    /// Nodes (alpha-beta) or simulations (a tree search).
+    Nodes(u64),
 }
 
 /// One candidate move of an analysis.

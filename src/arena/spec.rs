@@ -27,11 +27,14 @@ pub enum PlayerKind {
     Mcts,
     /// MCTS guided by a network (a checkpoint folder or a player file).
     Net,
+    /// The player shipped with the program for a game (alpha-beta with its
+    /// learned evaluation; built by `player::factory`).
+    Shipped,
 }
 
 impl PlayerKind {
     /// Every kind, as written in specs.
-    pub const NAMES: [&'static str; 4] = ["random", "alphabeta", "mcts", "net"];
+    pub const NAMES: [&'static str; 5] = ["random", "alphabeta", "mcts", "net", "shipped"];
 
     /// The kind as written in specs.
     pub fn name(self) -> &'static str {
@@ -40,6 +43,7 @@ impl PlayerKind {
             PlayerKind::AlphaBeta => "alphabeta",
             PlayerKind::Mcts => "mcts",
             PlayerKind::Net => "net",
+            PlayerKind::Shipped => "shipped",
         }
     }
 }
@@ -52,6 +56,7 @@ impl std::str::FromStr for PlayerKind {
             "alphabeta" => Ok(PlayerKind::AlphaBeta),
             "mcts" => Ok(PlayerKind::Mcts),
             "net" => Ok(PlayerKind::Net),
+            "shipped" => Ok(PlayerKind::Shipped),
             _ => Err(s.to_string()),
         }
     }
@@ -62,7 +67,8 @@ impl std::str::FromStr for PlayerKind {
 pub struct PlayerSpec {
     /// The player's kind.
     pub kind: PlayerKind,
-    /// The network player's file or folder (`net` only).
+    /// The network player's file or folder (`net`), or the game of a
+    /// `shipped` player (None: the game being played).
     pub path: Option<String>,
     /// The options, by key (`sims=200`).
     pub options: BTreeMap<String, String>,
@@ -77,7 +83,7 @@ pub enum SpecError {
     #[error("empty player spec")]
     Empty,
     /// The kind before the first `:` is none of the known ones.
-    #[error("unknown player kind '{0}' in '{1}' (expected one of: random, alphabeta, mcts, net)")]
+    #[error("unknown player kind '{0}' in '{1}' (expected one of: random, alphabeta, mcts, net, shipped)")]
     UnknownKind(String, String),
     /// An option is not `key=value`.
     #[error("bad option '{0}' in '{1}' (expected key=value)")]
@@ -106,7 +112,8 @@ pub const MAX_SEARCH_THREADS: usize = 256;
 pub type PlayerFactory<P = Position> = Arc<dyn Fn(u64) -> Box<dyn Player<P>> + Send + Sync>;
 
 impl PlayerSpec {
-    /// Parse `kind[:opt=val,...]`, or `net:PATH[,opt=val,...]`.
+    /// Parse `kind[:opt=val,...]`, `net:PATH[,opt=val,...]` or
+    /// `shipped[:GAME][,opt=val,...]`.
     pub fn parse(text: &str) -> Result<PlayerSpec, SpecError> {
         let text = text.trim();
         if text.is_empty() {
@@ -134,7 +141,9 @@ impl PlayerSpec {
                         return Err(SpecError::DuplicateOption(k.trim().to_string(), text.to_string()));
                     }
                 }
-                _ if kind == PlayerKind::Net && i == 0 => path = Some(part.to_string()),
+                _ if matches!(kind, PlayerKind::Net | PlayerKind::Shipped) && i == 0 => {
+                    path = Some(part.to_string())
+                }
                 _ => return Err(SpecError::BadOption(part.to_string(), text.to_string())),
             }
         }
@@ -385,6 +394,10 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
         PlayerKind::Net => Err(SpecError::Missing(
             spec.text.clone(),
             "a network: build it with damone::player::factory".into(),
+        )),
+        PlayerKind::Shipped => Err(SpecError::Missing(
+            spec.text.clone(),
+            "its learned evaluation: build it with damone::player::factory".into(),
         )),
     }
 }

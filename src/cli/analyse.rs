@@ -15,8 +15,9 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
     /// The player: a player file, a checkpoint folder, or a spec that
-    /// searches (net:PATH,..., mcts:..., alphabeta:...).
-    #[arg(long)]
+    /// searches (shipped, the game's shipped player; net:PATH,...,
+    /// mcts:..., alphabeta:...).
+    #[arg(long, default_value = "shipped")]
     pub player: String,
     /// Position in FEN (default: the variant's start position).
     #[arg(long)]

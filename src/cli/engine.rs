@@ -11,8 +11,9 @@ use damone::run::RunGame;
 #[derive(Args, Debug)]
 pub struct EngineArgs {
     /// The engine's player: a player file, a checkpoint or run folder, or a
-    /// spec (net:PATH, mcts:sims=N, alphabeta:depth=N, random).
-    #[arg(long, default_value = "alphabeta:depth=6")]
+    /// spec (shipped, the game's shipped player; net:PATH, mcts:sims=N,
+    /// alphabeta:depth=N, random).
+    #[arg(long, default_value = "shipped")]
     pub player: String,
     /// The game; default: the player network's game, else the first game.
     #[arg(long, value_parser = super::game_arg())]

@@ -1,5 +1,6 @@
 //! `damone info PATH`: what a player file, a checkpoint folder or a run
-//! folder holds (versions, model shape, search defaults, provenance).
+//! folder holds (versions, model shape, search defaults, provenance); and
+//! `damone players` (or `info` without a path): the shipped players.
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -9,12 +10,32 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// A player file (.dmp), a checkpoint folder (iter_NNNN) or a run folder.
-    pub path: PathBuf,
+    /// A player file (.dmp), a checkpoint folder (iter_NNNN) or a run
+    /// folder; without one, the players shipped with the program.
+    pub path: Option<PathBuf>,
+}
+
+/// `damone players`: the players shipped with the program.
+#[derive(Args, Debug)]
+pub struct PlayersArgs {}
+
+pub fn run_players(_: PlayersArgs) -> Result<()> {
+    println!(
+        "damone {}: the players shipped, one per game",
+        env!("CARGO_PKG_VERSION")
+    );
+    for p in damone::player::shipped_players() {
+        for line in p.describe() {
+            println!("{line}");
+        }
+    }
+    Ok(())
 }
 
 pub fn run_info(a: InfoArgs) -> Result<()> {
-    let p = &a.path;
+    let Some(p) = &a.path else {
+        return run_players(PlayersArgs {});
+    };
     if p.is_dir() && !p.join("state.toml").exists() {
         return print_run(p);
     }

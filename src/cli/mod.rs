@@ -10,6 +10,7 @@ mod learn_eval;
 mod perft;
 mod play;
 mod plot;
+mod protocols;
 mod rate;
 mod self_train;
 mod serve;
@@ -60,10 +61,19 @@ pub enum Command {
     Play(play::PlayArgs),
     /// Run the line protocol on stdin/stdout (for GUIs and scripts).
     Engine(engine::EngineArgs),
+    /// Run the Hub protocol on stdin/stdout (Scan's; for the Hub and
+    /// Damage interfaces and pydraughts), Italian draughts by default.
+    Hub(protocols::HubArgs),
+    /// Play engine-against-engine games over DXP (TCP), Italian draughts.
+    Dxp(protocols::DxpArgs),
     /// Search one position and print the candidate moves and the WDL.
     Analyse(analyse::AnalyseArgs),
-    /// Show what a player file, checkpoint or run folder holds.
+    /// Show what a player file, checkpoint or run folder holds (without
+    /// one: the shipped players).
     Info(info::InfoArgs),
+    /// The players shipped with the program (`shipped:GAME`), with their
+    /// ratings and provenance.
+    Players(info::PlayersArgs),
     /// The web page: play and analyse in the browser, watch a run live.
     Serve(serve::ServeArgs),
     /// Self-play actor for many machines: plays games with the newest
@@ -95,8 +105,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(a) => export::run_export(a),
         Command::Play(a) => play::run_play(a),
         Command::Engine(a) => engine::run_engine(a),
+        Command::Hub(a) => protocols::run_hub(a),
+        Command::Dxp(a) => protocols::run_dxp(a),
         Command::Analyse(a) => analyse::run_analyse(a),
         Command::Info(a) => info::run_info(a),
+        Command::Players(a) => info::run_players(a),
         Command::Serve(a) => serve::run_serve(a),
         Command::Actor(a) => cluster::run_actor_cmd(a),
         Command::Learner(a) => cluster::run_learner_cmd(a),

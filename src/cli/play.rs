@@ -18,8 +18,9 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// The opponent: a player file, a checkpoint folder, or a spec
-    /// (net:PATH,sims=N, alphabeta:depth=N, mcts:sims=N, random).
-    #[arg(long, visible_alias = "player", default_value = "alphabeta:depth=4")]
+    /// (shipped, the game's shipped player; net:PATH,sims=N,
+    /// alphabeta:depth=N, mcts:sims=N, random).
+    #[arg(long, visible_alias = "player", default_value = "shipped")]
     pub opponent: String,
     /// Your colour: white or black.
     #[arg(long, default_value = "white")]

@@ -58,6 +58,14 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameId>, LoadError> {
     // Text that is no player at all is reported where the player is made.
     let spec = match parse_spec_or_path(text) {
         Ok(spec) if spec.kind == PlayerKind::Net => spec,
+        Ok(spec) if spec.kind == PlayerKind::Shipped => {
+            return match spec.path.as_deref() {
+                Some(game) => GameId::named(game).map(Some).map_err(|e| {
+                    SpecError::BadValue("game".into(), game.into(), spec.text.clone(), e).into()
+                }),
+                None => Ok(None),
+            };
+        }
         Ok(spec) if spec.kind == PlayerKind::AlphaBeta && spec.options.contains_key("eval") => {
             let path = Path::new(&spec.options["eval"]);
             return learned_eval_at(path, None).map(|f| Some(f.game)).map_err(|e| {
@@ -140,6 +148,9 @@ pub fn open_on<P: RunGame>(
     let spec = parse_spec_or_path(text)?;
     if spec.kind == PlayerKind::AlphaBeta {
         return Ok((alphabeta_player(&spec)?, None));
+    }
+    if spec.kind == PlayerKind::Shipped {
+        return Ok((shipped_factory(&spec)?, None));
     }
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
@@ -232,6 +243,44 @@ fn alphabeta_player<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, L
         .map(|f| LearnedEval::new(f.float))
         .map_err(|e| SpecError::BadValue("eval".into(), path.clone(), spec.text.clone(), e))?;
     Ok(alphabeta_factory(spec, Arc::new(eval), exact)?)
+}
+
+/// A `shipped` spec's player: alpha-beta with the game's shipped learned
+/// evaluation, at the spec's limits or else the shipped player's time a
+/// move. A spec naming another game than `P` is refused by name.
+fn shipped_factory<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, LoadError> {
+    let mut allowed = ALPHABETA_OPTIONS.to_vec();
+    allowed.retain(|k| *k != "eval");
+    spec.check_options(&allowed)?;
+    if let Some(game) = spec.path.as_deref() {
+        let named = GameId::named(game)
+            .map_err(|e| SpecError::BadValue("game".into(), game.into(), spec.text.clone(), e))?;
+        if named != P::ID {
+            return Err(LoadError::WrongGame {
+                what: spec.text.clone(),
+                found: named,
+                expected: P::ID,
+            });
+        }
+    }
+    let missing = |e: String| SpecError::Missing(spec.text.clone(), e);
+    let shipped = super::shipped::shipped_player(P::ID).map_err(missing)?;
+    let eval = shipped.eval().map_err(missing)?;
+    let mut limits = spec.clone();
+    if !["depth", "nodes", "movetime"]
+        .iter()
+        .any(|k| spec.options.contains_key(*k))
+    {
+        limits
+            .options
+            .insert("movetime".into(), shipped.movetime_ms.to_string());
+    }
+    let exact = spec_tables::<P>(spec)?;
+    Ok(alphabeta_factory(
+        &limits,
+        Arc::new(LearnedEval::new(eval.float)),
+        exact,
+    )?)
 }
 
 /// The endgame tables a spec's `tb=DIR` names (built for the default

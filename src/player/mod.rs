@@ -40,12 +40,14 @@ mod learned;
 pub mod rate;
 mod rating_rows;
 pub mod run_tournament;
+pub mod shipped;
 
 pub use factory::{
     factory, factory_on, game_of_players, game_of_run, game_of_spec, is_network_spec, open, open_on,
     parse_spec_or_path,
 };
 pub use learned::{learned_eval_at, LeafMix};
+pub use shipped::{shipped_player, shipped_players, ShippedPlayer};
 
 use crate::arena::{MctsPlayer, SpecError};
 use crate::game::{DrawRules, GameId};

@@ -218,12 +218,24 @@ fn learned_entry(path: &std::path::Path, what: &str, game: crate::game::GameKind
     })
 }
 
-/// The opponents on offer: the run's checkpoints (newest first), the player
+/// The game's shipped player, where it has one: the page's first choice.
+fn shipped_entry(game: crate::game::GameKind) -> Option<PlayerEntry> {
+    let shipped = crate::player::shipped_player(game.id()).ok()?;
+    Some(PlayerEntry {
+        spec: shipped.spec(),
+        label: format!(
+            "the shipped player (alpha-beta with its learned evaluation, {} ms a move)",
+            shipped.movetime_ms
+        ),
+    })
+}
+
+/// The opponents on offer: the game's shipped player, the run's checkpoints (newest first), the player
 /// files of the players folder, alpha-beta with the learned evaluation of
 /// each that has one, and the baseline bots. Only these may be played, so
 /// no request can name a path outside them.
 pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
-    let mut out = Vec::new();
+    let mut out: Vec<PlayerEntry> = shipped_entry(cfg.game).into_iter().collect();
     if let Some(run) = &cfg.run {
         let dir = RunDir::new(run);
         for k in dir.checkpoints().into_iter().rev() {
@@ -262,10 +274,11 @@ pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
         });
     }
     if cfg.search_threads > 1 {
-        for p in out
-            .iter_mut()
-            .filter(|p| p.spec.starts_with("net:") || p.spec.starts_with("alphabeta:"))
-        {
+        for p in out.iter_mut().filter(|p| {
+            ["net:", "alphabeta:", "shipped:"]
+                .iter()
+                .any(|k| p.spec.starts_with(k))
+        }) {
             p.spec = format!("{},threads={}", p.spec, cfg.search_threads);
         }
     }

@@ -36,12 +36,13 @@
 mod search;
 
 use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
-use super::{Analysis, Player, Principal};
+use super::{Analysis, Player, Principal, SearchLimit};
 pub use crate::game::baseline::Baseline;
 use crate::game::{Game, Position};
 use crate::learned::{AccumulatorStack, LearnedEval};
 use crate::mcts::{DecisiveOnly, ExactValues, Wdl};
 use crate::net::Board;
+use crate::util::stop::Stop;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -220,6 +221,8 @@ struct Worker<P: Baseline, E: LeafEval<P>> {
     state: E::State,
     /// Set when the main thread has its move: the helpers stop.
     done: Arc<AtomicBool>,
+    /// Raised by the caller to end the search now ([`Player::set_stop`]).
+    abort: Option<Stop>,
     /// Cut-offs per move code (the history heuristic).
     history: Vec<i32>,
     limits: Limits,
@@ -545,6 +548,23 @@ impl<P: Baseline, E: LeafEval<P>> Player<P> for AlphaBeta<P, E> {
             simulations: 0,
             principal: Some(principal),
         })
+    }
+    /// The searches end early when `stop` is raised (every thread, within
+    /// about a thousand nodes), with the best move found so far.
+    fn set_stop(&mut self, stop: Option<Stop>) -> bool {
+        self.workers_mut().for_each(|w| w.abort = stop.clone());
+        true
+    }
+    /// A depth, node or time limit replaces the others.
+    fn set_limit(&mut self, limit: SearchLimit) -> bool {
+        let mut limits = Limits::default();
+        match limit {
+            SearchLimit::Time(t) => limits.movetime = Some(t),
+            SearchLimit::Depth(d) => limits.depth = Some(d.clamp(1, 64)),
+            SearchLimit::Nodes(n) => limits.nodes = Some(n.max(1)),
+        }
+        self.limits = limits;
+        true
     }
     /// A time budget replaces the depth, node and time limits (iterative
     /// deepening until the time is spent); simulations mean nothing here.

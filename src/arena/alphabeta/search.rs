@@ -12,6 +12,7 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
             state: eval.new_state(),
             eval,
             done,
+            abort: None,
             history: vec![0; P::MOVE_CODES],
             limits: Limits::default(),
             nodes: 0,
@@ -32,6 +33,7 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
         Worker {
             exact: self.exact.clone(),
             contempt: self.contempt,
+            abort: self.abort.clone(),
             ..Worker::new(self.tt.clone(), self.done.clone(), self.eval.clone())
         }
     }
@@ -80,7 +82,8 @@ impl<P: Baseline, E: LeafEval<P>> Worker<P, E> {
         }
         if self.nodes & 1023 == 0 {
             let late = self.limits.movetime.is_some_and(|t| self.start.elapsed() >= t);
-            if late || self.done.load(Relaxed) {
+            let aborted = self.abort.as_ref().is_some_and(Stop::requested);
+            if late || aborted || self.done.load(Relaxed) {
                 self.stopped = true;
             }
         }
