@@ -69,7 +69,9 @@ async fn handlers_serve_the_page_players_and_run() {
     assert!(js.contains("new WebSocket"));
     let (_, players) = get("/api/players").await;
     let players: Vec<Value> = serde_json::from_str(&players).unwrap();
-    assert_eq!(players[0]["label"], "checkpoint iter_0002");
+    // The game's shipped player first, then the run's newest checkpoint.
+    assert_eq!(players[0]["spec"], "shipped:damone");
+    assert_eq!(players[1]["label"], "checkpoint iter_0002");
     assert!(players.iter().any(|p| p["spec"] == "alphabeta:depth=4"));
     let (_, run) = get("/api/run").await;
     let run: Value = serde_json::from_str(&run).unwrap();
@@ -91,7 +93,7 @@ async fn handlers_serve_the_page_players_and_run() {
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-    assert_eq!(player_list(&ServeConfig::default()).len(), 5);
+    assert_eq!(player_list(&ServeConfig::default()).len(), 6);
 }
 
 /// Read server-sent events from a raw connection until `until` is in the text.
@@ -175,7 +177,11 @@ async fn websocket_game_against_a_tiny_network() {
         assert!(e["message"].as_str().unwrap().contains("unknown player"), "{e}");
     }
     // A game against the newest checkpoint.
-    let net = player_list(&config())[0].spec.clone();
+    let net = player_list(&config())
+        .into_iter()
+        .find(|p| p.spec.starts_with("net:"))
+        .unwrap()
+        .spec;
     send(&mut ws, json!({"type": "new", "opponent": net, "color": "white"})).await;
     let st = next(&mut ws, "state").await;
     assert_eq!(st["board"].as_array().unwrap().len(), 16);
@@ -772,7 +778,7 @@ async fn busy_full_and_idle_are_answered_not_left_hanging() {
     assert!(tokio_tungstenite::connect_async(&url).await.is_ok());
 }
 
-/// `--search-threads N` gives every network and alpha-beta opponent N
+/// `--search-threads N` gives every network, alpha-beta and shipped opponent N
 /// threads per search; the other players are listed as they were.
 #[test]
 fn search_threads_go_into_the_listed_specs() {
@@ -783,7 +789,9 @@ fn search_threads_go_into_the_listed_specs() {
     let list = player_list(&cfg);
     assert!(list.iter().any(|p| p.spec.starts_with("net:")), "{list:?}");
     for p in &list {
-        let threaded = p.spec.starts_with("net:") || p.spec.starts_with("alphabeta:");
+        let threaded = ["net:", "alphabeta:", "shipped:"]
+            .iter()
+            .any(|k| p.spec.starts_with(k));
         assert_eq!(p.spec.ends_with(",threads=2"), threaded, "{}", p.spec);
     }
 }

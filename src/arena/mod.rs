@@ -22,8 +22,8 @@ pub use versus::{parse_color, VersusGame};
 
 use crate::game::{Game, GamePosition, Move, Position};
 use crate::mcts::{
-    search, Budget, DecisiveOnly, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult, Tree,
-    Wdl,
+    search_until, Budget, DecisiveOnly, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult,
+    Tree, Wdl,
 };
 use crate::util::stop::Stop;
 use crate::util::Rng;
@@ -228,6 +228,8 @@ pub struct MctsPlayer<E: Evaluator<P> + Send = RolloutEvaluator, P: GamePosition
     /// The threads its searches run on ([`MctsPlayer::with_pool`]); None:
     /// the caller's, one leaf per evaluation.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Ends a timed search early ([`Player::set_stop`]).
+    stop: Option<Stop>,
 }
 
 impl<P: GamePosition> MctsPlayer<RolloutEvaluator, P> {
@@ -251,6 +253,7 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
             rng,
             exact: None,
             pool: None,
+            stop: None,
         }
     }
 
@@ -299,16 +302,16 @@ impl<P: GamePosition, E: Evaluator<P> + Send> MctsPlayer<E, P> {
         }
         let tree = self.tree.as_mut().expect("tree");
         let mut params = self.params.clone();
-        let eval = &mut self.eval;
+        let (eval, stop) = (&mut self.eval, self.stop.as_ref());
         match &self.pool {
             Some(pool) => {
                 params.leaves_per_tree = params.leaves_per_tree.max(pool.current_num_threads() as u32);
                 *tree.params_mut() = params;
-                pool.install(|| search(tree, eval))
+                pool.install(|| search_until(tree, eval, stop))
             }
             None => {
                 *tree.params_mut() = params;
-                search(tree, eval)
+                search_until(tree, eval, stop)
             }
         }
     }
@@ -345,6 +348,12 @@ impl<P: GamePosition, E: Evaluator<P> + Send> Player<P> for MctsPlayer<E, P> {
             Some(b) => self.params.set_budget(b),
             None => self.params = self.default.clone(),
         }
+        true
+    }
+    /// A timed search ends early once `stop` is raised; a simulation
+    /// budget runs to its end.
+    fn set_stop(&mut self, stop: Option<Stop>) -> bool {
+        self.stop = stop;
         true
     }
     fn observe(&mut self, mv: &P::Move) {

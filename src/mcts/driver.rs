@@ -7,6 +7,7 @@ use super::result::SearchResult;
 use super::select::{Leaf, Selection};
 use super::tree::Tree;
 use crate::game::GamePosition;
+use crate::util::stop::Stop;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -24,6 +25,16 @@ pub fn search<P: GamePosition>(
     tree: &mut Tree<P>,
     evaluator: &mut dyn Evaluator<P>,
 ) -> Option<SearchResult<P::Move>> {
+    search_until(tree, evaluator, None)
+}
+
+/// [`search`], a time budget ending early once `stop` is raised (within a
+/// round of simulations); a simulation budget runs to its end.
+pub fn search_until<P: GamePosition>(
+    tree: &mut Tree<P>,
+    evaluator: &mut dyn Evaluator<P>,
+    stop: Option<&Stop>,
+) -> Option<SearchResult<P::Move>> {
     match tree.params().budget() {
         Budget::Simulations(n) => {
             tree.start(n);
@@ -39,7 +50,7 @@ pub fn search<P: GamePosition>(
                 search_batched(&mut [&mut *tree], evaluator);
                 let mut r = tree.result()?;
                 total += r.simulations;
-                if t.elapsed() >= limit {
+                if t.elapsed() >= limit || stop.is_some_and(Stop::requested) {
                     r.simulations = total;
                     return Some(r);
                 }

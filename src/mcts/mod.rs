@@ -24,7 +24,8 @@ mod tree;
 mod wdl;
 
 pub use driver::{
-    apply_all, evaluate_leaves, leaf_requests, search, search_batched, take_leaves, take_leaves_all,
+    apply_all, evaluate_leaves, leaf_requests, search, search_batched, search_until, take_leaves,
+    take_leaves_all,
 };
 pub use evaluator::{EvalCache, EvalRequest, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use exact::{DecisiveOnly, ExactPosition, ExactValues, OpenExactValues};
