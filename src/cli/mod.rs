@@ -85,7 +85,7 @@ pub enum Command {
     /// What a shared store holds: model versions and shards, with a check
     /// that no shard was lost or used twice.
     Store(cluster::StoreStatusArgs),
-    /// Endgame tablebases for Damone: build, probe and verify them.
+    /// Endgame tablebases of any game (--game): build, probe and verify them.
     Tablebase(tablebase::TablebaseArgs),
 }
 

@@ -404,6 +404,7 @@ impl<P: HubNotation> HubSession<P> {
         };
         if let Some(limit) = limit {
             if !player.set_limit(limit) {
+                player.set_stop(None);
                 self.engine = Some(player);
                 return Err(format!("this player takes no {limit:?} limit"));
             }
