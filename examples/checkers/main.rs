@@ -165,15 +165,17 @@ fn main() -> Result<()> {
 
 /// A damone run of checkers: the config's game is set to this game's id.
 fn train(config: Option<PathBuf>, mut sets: Vec<String>, resume: bool) -> Result<()> {
-    sets.insert(0, format!("game={}", Position::ID));
+    // A resumed run takes the user's changes (a longer `iterations=N`),
+    // as `damone train --resume` does.
     let start = if resume {
         Start::Resume {
             from_intact: false,
-            sets: Vec::new(),
+            sets: sets.clone(),
         }
     } else {
         Start::New
     };
+    sets.insert(0, format!("game={}", Position::ID));
     let cfg = RunConfig::load(config.as_deref(), &sets)?;
     let mut run = Run::<Position>::open(cfg, start)?;
     run.run(&mut |event: &Event| {
@@ -308,8 +310,22 @@ mod tests {
             format!("checkpoint_dir={}", dir.display()),
             "iterations=1".into(),
         ];
-        train(Some(tiny), sets, false).unwrap();
+        train(Some(tiny.clone()), sets.clone(), false).unwrap();
         let run = dir.join("checkers");
+        // Resumed with a longer run: the change is kept and one more
+        // iteration is trained.
+        let longer: Vec<String> = sets
+            .iter()
+            .map(|s| {
+                if s == "iterations=1" {
+                    "iterations=2".into()
+                } else {
+                    s.clone()
+                }
+            })
+            .collect();
+        train(Some(tiny), longer, true).unwrap();
+        assert_eq!(damone::run::RunDir::new(&run).checkpoints().last(), Some(&2));
         let ck = Checkpoint::for_player(&run, false).unwrap();
         assert_eq!(ck.config.game, Position::ID);
 
