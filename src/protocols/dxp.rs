@@ -16,7 +16,7 @@
 //! wrong, and the connection stays open. Only games on a numbered board
 //! of men and kings ([`NumberedBoard`]: Italian draughts) can be spoken.
 
-use super::notation::{find_numbered_move, NumberedBoard};
+use super::notation::{find_numbered_move, lettered_pieces, NumberedBoard};
 use crate::arena::{Player, SearchLimit};
 use crate::game::{Color, DrawRules, Game, GamePosition};
 use crate::util::clip;
@@ -281,35 +281,27 @@ fn chat(text: &str) -> String {
 /// The position of a game request's `B` fields: the colour to move and a
 /// letter a square.
 pub fn read_position<P: NumberedBoard>(text: &str) -> Result<P, String> {
-    let bad = || {
+    let side = |c| match c {
+        'W' => Some(Color::White),
+        'Z' => Some(Color::Black),
+        _ => None,
+    };
+    let square = |c| match c {
+        'e' => Some(None),
+        'w' => Some(Some((Color::White, false))),
+        'W' => Some(Some((Color::White, true))),
+        'z' => Some(Some((Color::Black, false))),
+        'Z' => Some(Some((Color::Black, true))),
+        _ => None,
+    };
+    let (to_move, pieces) = lettered_pieces::<P>(text, side, square).ok_or_else(|| {
         format!(
             "bad position '{}' (expected W or Z and {} letters e, w, z, W, Z)",
             clip(text, 40),
             P::SQUARES
         )
-    };
-    let mut chars = text.chars();
-    let side = match chars.next() {
-        Some('W') => Color::White,
-        Some('Z') => Color::Black,
-        _ => return Err(bad()),
-    };
-    let letters: Vec<char> = chars.collect();
-    if letters.len() != P::SQUARES as usize {
-        return Err(bad());
-    }
-    let mut pieces = Vec::new();
-    for (n, c) in (1..).zip(letters) {
-        match c {
-            'e' => {}
-            'w' => pieces.push((n, Color::White, false)),
-            'W' => pieces.push((n, Color::White, true)),
-            'z' => pieces.push((n, Color::Black, false)),
-            'Z' => pieces.push((n, Color::Black, true)),
-            _ => return Err(bad()),
-        }
-    }
-    P::with_pieces(&pieces, side)
+    })?;
+    P::with_pieces(&pieces, to_move)
 }
 
 /// The legal move an `M` message names.

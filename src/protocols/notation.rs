@@ -51,7 +51,7 @@ pub trait NumberedBoard: GamePosition {
     fn piece_on_square(&self, n: u32) -> Option<(Color, bool)>;
     /// The position with these pieces (square, colour, king) and `side`
     /// to move; the error says what the rules refuse.
-    fn with_pieces(pieces: &[(u32, Color, bool)], side: Color) -> Result<Self, String>;
+    fn with_pieces(pieces: &[NumberedPiece], side: Color) -> Result<Self, String>;
     /// A move's start and end squares and its captured squares, ascending.
     fn move_squares(mv: &Self::Move) -> (u32, u32, Vec<u32>);
 }
@@ -62,7 +62,7 @@ impl NumberedBoard for italian::Position {
         let p = self.piece_at(square_of_number(n)?)?;
         Some((p.color, p.king))
     }
-    fn with_pieces(pieces: &[(u32, Color, bool)], side: Color) -> Result<Self, String> {
+    fn with_pieces(pieces: &[NumberedPiece], side: Color) -> Result<Self, String> {
         let side_text = |c: Color| {
             pieces
                 .iter()
@@ -114,39 +114,58 @@ pub fn numbered_position<P: NumberedBoard>(pos: &P) -> String {
     out
 }
 
+/// A piece on a numbered board: its square, colour and whether it is a king.
+pub type NumberedPiece = (u32, Color, bool);
+
+/// A square's content in a lettered position: None empty, else a piece's
+/// colour and whether it is a king.
+pub type SquareContent = Option<(Color, bool)>;
+
+/// The side to move and the pieces (square, colour, king) of a side letter
+/// followed by exactly one letter a square, each read by `side` and
+/// `square`; None if the count is wrong or a letter reads as nothing.
+pub fn lettered_pieces<P: NumberedBoard>(
+    text: &str,
+    side: impl Fn(char) -> Option<Color>,
+    square: impl Fn(char) -> Option<SquareContent>,
+) -> Option<(Color, Vec<NumberedPiece>)> {
+    let mut chars = text.chars();
+    let to_move = side(chars.next()?)?;
+    let mut pieces = Vec::new();
+    let mut count = 0;
+    for (n, c) in (1..).zip(chars) {
+        if let Some((colour, king)) = square(c)? {
+            pieces.push((n, colour, king));
+        }
+        count = n;
+    }
+    (count == P::SQUARES).then_some((to_move, pieces))
+}
+
 /// The position a side letter and a letter a square describe.
 pub fn read_numbered_position<P: NumberedBoard>(text: &str) -> Result<P, String> {
     let text = text.trim();
-    let expected = P::SQUARES as usize + 1;
-    let bad = || {
+    let side = |c| match c {
+        'W' | 'w' => Some(Color::White),
+        'B' | 'b' => Some(Color::Black),
+        _ => None,
+    };
+    let square = |c| match c {
+        'e' | 'E' | '.' => Some(None),
+        'w' => Some(Some((Color::White, false))),
+        'W' => Some(Some((Color::White, true))),
+        'b' => Some(Some((Color::Black, false))),
+        'B' => Some(Some((Color::Black, true))),
+        _ => None,
+    };
+    let (to_move, pieces) = lettered_pieces::<P>(text, side, square).ok_or_else(|| {
         format!(
             "bad position '{}' (expected W or B and then {} letters w, b, W, B or e, one a square)",
             crate::util::clip(text, 60),
             P::SQUARES
         )
-    };
-    if text.chars().count() != expected {
-        return Err(bad());
-    }
-    let mut chars = text.chars();
-    let side = match chars.next() {
-        Some('W' | 'w') => Color::White,
-        Some('B' | 'b') => Color::Black,
-        _ => return Err(bad()),
-    };
-    let mut pieces = Vec::new();
-    for (n, c) in (1..).zip(chars) {
-        let piece = match c {
-            'e' | 'E' | '.' => continue,
-            'w' => (Color::White, false),
-            'W' => (Color::White, true),
-            'b' => (Color::Black, false),
-            'B' => (Color::Black, true),
-            _ => return Err(bad()),
-        };
-        pieces.push((n, piece.0, piece.1));
-    }
-    P::with_pieces(&pieces, side)
+    })?;
+    P::with_pieces(&pieces, to_move)
 }
 
 /// `from-to` or `fromxtoxc1xc2...` (captured squares ascending).
