@@ -58,14 +58,7 @@ pub fn game_of_spec(text: &str) -> Result<Option<GameId>, LoadError> {
     // Text that is no player at all is reported where the player is made.
     let spec = match parse_spec_or_path(text) {
         Ok(spec) if spec.kind == PlayerKind::Net => spec,
-        Ok(spec) if spec.kind == PlayerKind::Shipped => {
-            return match spec.path.as_deref() {
-                Some(game) => GameId::named(game).map(Some).map_err(|e| {
-                    SpecError::BadValue("game".into(), game.into(), spec.text.clone(), e).into()
-                }),
-                None => Ok(None),
-            };
-        }
+        Ok(spec) if spec.kind == PlayerKind::Shipped => return Ok(shipped_game(&spec)?),
         Ok(spec) if spec.kind == PlayerKind::AlphaBeta && spec.options.contains_key("eval") => {
             let path = Path::new(&spec.options["eval"]);
             return learned_eval_at(path, None).map(|f| Some(f.game)).map_err(|e| {
@@ -252,9 +245,7 @@ fn shipped_factory<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, Lo
     let mut allowed = ALPHABETA_OPTIONS.to_vec();
     allowed.retain(|k| *k != "eval");
     spec.check_options(&allowed)?;
-    if let Some(game) = spec.path.as_deref() {
-        let named = GameId::named(game)
-            .map_err(|e| SpecError::BadValue("game".into(), game.into(), spec.text.clone(), e))?;
+    if let Some(named) = shipped_game(spec)? {
         if named != P::ID {
             return Err(LoadError::WrongGame {
                 what: spec.text.clone(),
@@ -281,6 +272,17 @@ fn shipped_factory<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, Lo
         Arc::new(LearnedEval::new(eval.float)),
         exact,
     )?)
+}
+
+/// The game a `shipped:GAME` spec names (None: the game being played).
+fn shipped_game(spec: &PlayerSpec) -> Result<Option<GameId>, SpecError> {
+    spec.path
+        .as_deref()
+        .map(|game| {
+            GameId::named(game)
+                .map_err(|e| SpecError::BadValue("game".into(), game.into(), spec.text.clone(), e))
+        })
+        .transpose()
 }
 
 /// The endgame tables a spec's `tb=DIR` names (built for the default

@@ -166,6 +166,20 @@ mod tests {
         }
     }
 
+    /// Bad `shipped` specs are refused with one line naming what is wrong.
+    #[test]
+    fn bad_shipped_specs_are_refused_by_name() {
+        let err = |spec: &str| match crate::player::factory::<crate::game::Position>(spec) {
+            Ok(_) => panic!("{spec} was accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err("shipped:italian").contains("plays italian"));
+        assert!(err("shipped:Bad Name").contains("invalid game name"));
+        assert!(err("shipped,movetime=0").contains("unknown player kind"));
+        assert!(err("shipped:damone,eval=x").contains("unknown option 'eval'"));
+        assert!(err("shipped:damone,movetime=0").contains("movetime"));
+    }
+
     #[test]
     fn a_game_without_one_says_so() {
         let e = shipped_player(GameId::new("checkers", "Checkers")).unwrap_err();

@@ -230,9 +230,10 @@ fn shipped_entry(game: crate::game::GameKind) -> Option<PlayerEntry> {
     })
 }
 
-/// The opponents on offer: the game's shipped player, the run's checkpoints (newest first), the player
-/// files of the players folder, alpha-beta with the learned evaluation of
-/// each that has one, and the baseline bots. Only these may be played, so
+/// The opponents on offer: the game's shipped player, the run's
+/// checkpoints (newest first), the player files of the players folder,
+/// alpha-beta with the learned evaluation of each that has one, and the
+/// baseline bots. Only these may be played, so
 /// no request can name a path outside them.
 pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
     let mut out: Vec<PlayerEntry> = shipped_entry(cfg.game).into_iter().collect();
