@@ -533,10 +533,16 @@ fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
     let st = run.dir().join(RUN_SELF_TRAIN_DIR);
     let logged: Vec<RoundRow> = read_rows(&st.join(SELF_TRAIN_LOG)).unwrap();
     assert_eq!(logged, rounds);
-    // Round 0 is the run's own learned evaluation, trained at iteration 1.
-    let start = std::fs::read(st.join("round_0000.bin")).unwrap();
+    // Round 0 is the run's own learned evaluation, trained at iteration 1;
+    // the checkpoint's then becomes the newest round's.
+    let start = damone::learned::EvalFile::read(&st.join("round_0000.bin")).unwrap();
+    assert!(
+        start.note.starts_with("iteration 1 of run tiny"),
+        "{}",
+        start.note
+    );
     let own = std::fs::read(run.dir().join("iter_0001/learned_eval.bin")).unwrap();
-    assert_eq!(start, own);
+    assert_eq!(own, std::fs::read(st.join("round_0001.bin")).unwrap());
     drop(run);
     let resume = |sets: Vec<String>| {
         let mut run = Run::<damone::game::Position>::open(
@@ -555,5 +561,7 @@ fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
     let spent = (logged[0].play_s + logged[0].train_s) / 60.0;
     let more = format!("self_train.minutes_in_run={}", spent + 1e-5);
     assert_eq!(resume(vec![more]), 2);
+    let own = std::fs::read(dir.join("tiny/iter_0001/learned_eval.bin")).unwrap();
+    assert_eq!(own, std::fs::read(st.join("round_0002.bin")).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -153,7 +153,7 @@ impl Default for RunConfig {
             threads: 2,
             device: DeviceChoice::Auto,
             iterations: 0,
-            time_limit_minutes: 60.0,
+            time_limit_minutes: 40.0,
             game: GameId::default(),
             variant: "standard".into(),
             checkpoint_dir: "checkpoints".into(),

@@ -93,7 +93,7 @@ pub struct SelfTrainConfig {
 impl Default for SelfTrainConfig {
     fn default() -> Self {
         SelfTrainConfig {
-            minutes_in_run: 0.0,
+            minutes_in_run: 20.0,
             games: 200,
             nodes: 2000,
             label_nodes: 0,
@@ -723,9 +723,20 @@ impl<P: super::RunGame> super::Run<P> {
         let mut trainer = opened.map_err(super::RunError::SelfTrain)?;
         let spent: f64 = trainer.rows.iter().map(|r| r.play_s + r.train_s).sum();
         let left = minutes - spent / 60.0;
-        if left <= 0.0 {
-            return Ok(());
+        if left > 0.0 {
+            self.self_train_rounds(&mut trainer, left, observer)?;
         }
+        self.hand_on_self_trained(&dir)
+    }
+
+    /// Self-training rounds for `minutes` more, each reported.
+    fn self_train_rounds(
+        &mut self,
+        trainer: &mut SelfTrainer<P>,
+        minutes: f64,
+        observer: &mut super::Observer<'_>,
+    ) -> Result<(), super::RunError> {
+        let left = minutes;
         let limits = SelfTrainLimits {
             rounds: None,
             minutes: Some(left),
@@ -751,6 +762,22 @@ impl<P: super::RunGame> super::Run<P> {
         pool.install(|| trainer.run(limits, &stop, &mut on_progress))
             .map(|_| ())
             .map_err(super::RunError::SelfTrain)
+    }
+
+    /// The newest checkpoint's learned evaluation becomes the self-training's
+    /// newest round (the strongest the run has; the distilled one it started
+    /// from stays as the folder's round 0), so `alphabeta:eval=RUN`,
+    /// `damone export --latest` and `damone rate` play it.
+    fn hand_on_self_trained(&self, dir: &std::path::Path) -> Result<(), super::RunError> {
+        if newest_round(dir).unwrap_or(0) == 0 {
+            return Ok(());
+        }
+        let Some(&newest) = self.dir.checkpoints().last() else {
+            return Ok(());
+        };
+        let file = newest_eval(dir).map_err(super::RunError::SelfTrain)?;
+        let path = self.dir.iter_dir(newest).join(crate::learned::EVAL_FILE_NAME);
+        file.write(&path).map_err(|e| super::RunError::Write(path, e))
     }
 }
 
