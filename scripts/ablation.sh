@@ -58,7 +58,7 @@ bin=${DAMONE:-target/release/damone}
 mkdir -p "$dir"
 "$bin" train --quiet \
     --set run="$name" --set checkpoint_dir="$dir" --set seed=1 \
-    --set time_limit_minutes="$minutes" --set eval.interval=0 "$@"
+    --set time_limit_minutes="$minutes" --set eval.interval=0 --set self_train.minutes_in_run=0 "$@"
 "$bin" rate "$dir/$name" --last --depths 4 --no-equal-time --policy-depth 0 \
     --games "${ABLATION_GAMES:-100}" --seed 1 --quiet
 python3 - "$dir/$name/metrics.csv" <<'PY'

@@ -40,7 +40,7 @@ for game in damone italian dameo; do
             [ "$build" = new ] && bin=$new
             "$bin" train --config "$config" --set run="speed-$game-$build-$round" --set checkpoint_dir="$out" \
                 --set iterations=2 --set time_limit_minutes=0 --set eval.interval=0 \
-                --set learned_eval.train_in_run=false --quiet >/dev/null 2>&1
+                --set learned_eval.train_in_run=false --set self_train.minutes_in_run=0 --quiet >/dev/null 2>&1
         done
     done
     python3 - "$out" "$game" <<'PY'

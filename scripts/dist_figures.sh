@@ -15,7 +15,7 @@ bin="$(pwd)/${CARGO_TARGET_DIR:-target}/release/damone"
 work="$(mktemp -d)"
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
-common=(--set time_limit_minutes="$minutes" --set eval.interval=0)
+common=(--set time_limit_minutes="$minutes" --set eval.interval=0 --set self_train.minutes_in_run=0)
 
 echo "leg,round,wall_s,games_played,games_per_s,games_trained,steps"
 for r in $(seq "$rounds"); do
