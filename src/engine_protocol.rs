@@ -7,7 +7,7 @@
 //! binary. A malformed line gets `error <message>` and the session goes on.
 
 use crate::arena::{Analysis, Player};
-use crate::game::{DrawRules, Game, GamePosition, Position};
+use crate::game::{DrawRules, Game, GamePosition};
 use crate::mcts::Budget;
 use crate::util::{clip, next_line};
 use std::io::{BufRead, Write};
@@ -25,7 +25,7 @@ const COMMANDS: &str = "hello, isready, newgame, position, play, go, analyse, sh
 
 /// One engine: its player, the variant of `position startpos`, the draw
 /// rules its games are played under, and the current game.
-pub struct EngineSession<P: GamePosition = Position> {
+pub struct EngineSession<P: GamePosition> {
     engine: Box<dyn Player<P>>,
     variant: P::Variant,
     game: Game<P>,
@@ -253,16 +253,16 @@ fn analysis_lines<P: GamePosition>(pos: &P, a: &Analysis<P::Move>, lines: Option
 mod tests {
     use super::*;
     use crate::arena::{AlphaBeta, Limits};
-    use crate::game::{parse_move, Variant};
+    use crate::game::damone::{parse_move, Position, Variant};
     use crate::player;
 
-    fn session(spec: &str) -> EngineSession {
+    fn session(spec: &str) -> EngineSession<Position> {
         let (make, header) = player::open(spec).unwrap();
         let rules = header.map(|h| h.rules).unwrap_or_default();
         EngineSession::new(make(1), Variant::Standard, rules)
     }
 
-    fn talk(session: &mut EngineSession, input: &[u8]) -> Vec<String> {
+    fn talk(session: &mut EngineSession<Position>, input: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
         session.serve(&mut &input[..], &mut out).unwrap();
         String::from_utf8(out)

@@ -27,12 +27,12 @@
 //!
 //! ```
 //! use damone::arena::tournament::{run_games, schedule, MatchSettings, Standings};
-//! use damone::game::{Position, Variant};
+//! use damone::game::{GamePosition, damone::{Position, Variant}};
 //! let names = ["alphabeta:depth=2".to_string(), "random".to_string()];
 //! let players = names.iter().map(|n| damone::player::factory::<Position>(n)).collect::<Result<Vec<_>, _>>()?;
-//! let settings = MatchSettings::new(Variant::Standard);
+//! let settings = MatchSettings::from_start(Position::start(Variant::Standard));
 //! let games = schedule(&[(0, 1)], &settings);
-//! let records = run_games(&games, &names, &players, &settings, &indicatif::ProgressBar::hidden());
+//! let records = run_games(&games, &names, &players, &settings, &|_| {});
 //! let standings = Standings::compute(&names, &records, 1);
 //! assert_eq!(standings.rows.iter().map(|r| r.games).sum::<u32>(), 4);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -46,7 +46,7 @@
 //! let tiny = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml"));
 //! let dir = std::env::temp_dir().join(format!("damone-doc-{}", std::process::id()));
 //! let sets = [format!("checkpoint_dir={}", dir.display()), "iterations=1".to_string()];
-//! let mut run = Run::<damone::game::Position>::open(RunConfig::load(Some(tiny), &sets)?, Start::New)?;
+//! let mut run = Run::<damone::game::damone::Position>::open(RunConfig::load(Some(tiny), &sets)?, Start::New)?;
 //! run.run(&mut |_event| {})?;
 //! assert_eq!(run.state().iteration, 1);
 //! # std::fs::remove_dir_all(&dir).ok();

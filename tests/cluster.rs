@@ -169,7 +169,7 @@ fn games_for_model(store: &Store, v: u64) -> u64 {
         .unwrap()
         .iter()
         .map(|k| {
-            Shard::<damone::game::Position>::from_bytes(&store.get(k).unwrap().unwrap())
+            Shard::<damone::game::damone::Position>::from_bytes(&store.get(k).unwrap().unwrap())
                 .unwrap()
                 .games as u64
         })
@@ -179,13 +179,14 @@ fn games_for_model(store: &Store, v: u64) -> u64 {
 #[test]
 fn shards_round_trip_and_corruption_is_detected() {
     let (store, _) = faulty_store();
-    let _learner = Learner::<damone::game::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
+    let _learner =
+        Learner::<damone::game::damone::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
     assert_eq!(one_shard(&store, 3), 1);
     let keys = store.list("shards/").unwrap();
     assert_eq!(keys.len(), 1);
     assert!(keys[0].starts_with("shards/v00000000/a0003-"), "{keys:?}");
     let bytes = store.get(&keys[0]).unwrap().unwrap();
-    let shard = Shard::<damone::game::Position>::from_bytes(&bytes).unwrap();
+    let shard = Shard::<damone::game::damone::Position>::from_bytes(&bytes).unwrap();
     assert_eq!(shard.model_version, 0);
     // At least games_per_shard: games that end in the same search round
     // as the eighth are kept too (the actor's seed has a random nonce, so
@@ -198,16 +199,16 @@ fn shards_round_trip_and_corruption_is_detected() {
         "one PDN record per game"
     );
     assert_eq!(
-        Shard::<damone::game::Position>::from_bytes(&shard.to_bytes()).unwrap(),
+        Shard::<damone::game::damone::Position>::from_bytes(&shard.to_bytes()).unwrap(),
         shard
     );
     let mut bad = bytes.clone();
     bad[bytes.len() / 2] ^= 0x40;
-    let e = Shard::<damone::game::Position>::from_bytes(&bad)
+    let e = Shard::<damone::game::damone::Position>::from_bytes(&bad)
         .unwrap_err()
         .to_string();
     assert!(e.contains("checksum"), "{e}");
-    let e = Shard::<damone::game::Position>::from_bytes(&bytes[..10])
+    let e = Shard::<damone::game::damone::Position>::from_bytes(&bytes[..10])
         .unwrap_err()
         .to_string();
     assert!(e.contains("game shard"), "{e}");
@@ -224,7 +225,7 @@ fn one_learner_and_two_actors_train_over_a_local_folder() {
     let url = format!("file://{}", dir.display());
     let store = Store::open(&url, &quick()).unwrap();
     let mut learner =
-        Learner::<damone::game::Position>::open(store, &tiny(&["iterations=3"]), &[], None).unwrap();
+        Learner::<damone::game::damone::Position>::open(store, &tiny(&["iterations=3"]), &[], None).unwrap();
     let actors: Vec<_> = (0..2)
         .map(|i| {
             let url = url.clone();
@@ -283,7 +284,8 @@ fn a_write_whose_reply_is_lost_is_retried_without_a_duplicate() {
         .lock()
         .unwrap()
         .extend(["shards/".to_string(), "models/v00000001".to_string()]);
-    let mut learner = Learner::<damone::game::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
+    let mut learner =
+        Learner::<damone::game::damone::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
     assert_eq!(one_shard(&store, 0), 1);
     learner.collect(&mut |_| {}).unwrap();
     assert!(learner.ready());
@@ -299,7 +301,8 @@ fn a_write_whose_reply_is_lost_is_retried_without_a_duplicate() {
 #[test]
 fn actors_refuse_weights_that_fail_their_hash() {
     let (store, _) = faulty_store();
-    let _learner = Learner::<damone::game::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
+    let _learner =
+        Learner::<damone::game::damone::Position>::open(same(&store), &tiny(&[]), &[], None).unwrap();
     let rec = all_models(&store).unwrap().remove(0);
     let key = weights_key(&rec.sha256);
     let mut w = store.get(&key).unwrap().unwrap();
@@ -329,9 +332,13 @@ fn actors_refuse_weights_that_fail_their_hash() {
 #[test]
 fn stale_and_corrupt_shards_are_skipped_and_counted() {
     let (store, _) = faulty_store();
-    let mut learner =
-        Learner::<damone::game::Position>::open(same(&store), &tiny(&["dist.max_staleness=0"]), &[], None)
-            .unwrap();
+    let mut learner = Learner::<damone::game::damone::Position>::open(
+        same(&store),
+        &tiny(&["dist.max_staleness=0"]),
+        &[],
+        None,
+    )
+    .unwrap();
     assert_eq!(one_shard(&store, 0), 1);
     let good = store.list("shards/").unwrap().remove(0);
     // Garbage, and a shard whose header names another model than its key
@@ -340,7 +347,8 @@ fn stale_and_corrupt_shards_are_skipped_and_counted() {
     store
         .put_create(&shard_key(0, "0-junk", 0), b"not a shard")
         .unwrap();
-    let mut lying = Shard::<damone::game::Position>::from_bytes(&store.get(&good).unwrap().unwrap()).unwrap();
+    let mut lying =
+        Shard::<damone::game::damone::Position>::from_bytes(&store.get(&good).unwrap().unwrap()).unwrap();
     lying.model_version = 7;
     store
         .put_create(&shard_key(0, "0-liar", 0), &lying.to_bytes())
@@ -368,7 +376,7 @@ fn stale_and_corrupt_shards_are_skipped_and_counted() {
 fn a_restarted_learner_neither_loses_nor_double_counts_a_shard() {
     let (store, faults) = faulty_store();
     let cfg = tiny(&[]);
-    let mut first = Learner::<damone::game::Position>::open(same(&store), &cfg, &[], None).unwrap();
+    let mut first = Learner::<damone::game::damone::Position>::open(same(&store), &cfg, &[], None).unwrap();
     assert_eq!(one_shard(&store, 0), 1);
     first.collect(&mut |_| {}).unwrap();
     first.train_and_publish(&mut |_| {}).unwrap();
@@ -379,7 +387,7 @@ fn a_restarted_learner_neither_loses_nor_double_counts_a_shard() {
     assert!(second_shard >= 8, "{second_shard} games");
     assert_eq!(first.pending_games(), second_shard);
     drop(first);
-    let mut second = Learner::<damone::game::Position>::open(same(&store), &cfg, &[], None).unwrap();
+    let mut second = Learner::<damone::game::damone::Position>::open(same(&store), &cfg, &[], None).unwrap();
     assert_eq!((second.epoch(), second.version()), (2, 1));
     second.collect(&mut |_| {}).unwrap();
     assert_eq!(
@@ -392,7 +400,7 @@ fn a_restarted_learner_neither_loses_nor_double_counts_a_shard() {
     assert!(second.train_and_publish(&mut |_| {}).is_err());
     faults.fail.lock().unwrap().clear();
     drop(second);
-    let third = Learner::<damone::game::Position>::open(same(&store), &cfg, &[], None).unwrap();
+    let third = Learner::<damone::game::damone::Position>::open(same(&store), &cfg, &[], None).unwrap();
     assert_eq!(
         third.version(),
         2,
@@ -413,8 +421,8 @@ fn a_restarted_learner_neither_loses_nor_double_counts_a_shard() {
 fn a_stale_learner_is_fenced_out_by_a_newer_epoch() {
     let (store, _) = faulty_store();
     let cfg = tiny(&[]);
-    let mut old = Learner::<damone::game::Position>::open(same(&store), &cfg, &[], None).unwrap();
-    let mut new = Learner::<damone::game::Position>::open(same(&store), &cfg, &[], None).unwrap();
+    let mut old = Learner::<damone::game::damone::Position>::open(same(&store), &cfg, &[], None).unwrap();
+    let mut new = Learner::<damone::game::damone::Position>::open(same(&store), &cfg, &[], None).unwrap();
     assert_eq!((old.epoch(), new.epoch()), (1, 2));
     assert_eq!(one_shard(&store, 0), 1);
     old.collect(&mut |_| {}).unwrap();
@@ -433,7 +441,7 @@ fn a_stale_learner_is_fenced_out_by_a_newer_epoch() {
 fn a_store_that_ignores_create_only_writes_is_refused() {
     let (store, faults) = faulty_store();
     faults.ignore_create.store(true, Ordering::Relaxed);
-    let e = Learner::<damone::game::Position>::open(store, &tiny(&[]), &[], None)
+    let e = Learner::<damone::game::damone::Position>::open(store, &tiny(&[]), &[], None)
         .err()
         .expect("refused");
     assert!(matches!(e, DistError::Store(StoreError::NotCreateOnly(_))), "{e}");
@@ -458,9 +466,13 @@ fn actors_take_their_index_from_the_scheduler() {
     let dir = std::env::temp_dir().join(format!("damone-dist-index-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let url = format!("file://{}", dir.display());
-    let _learner =
-        Learner::<damone::game::Position>::open(Store::open(&url, &quick()).unwrap(), &tiny(&[]), &[], None)
-            .unwrap();
+    let _learner = Learner::<damone::game::damone::Position>::open(
+        Store::open(&url, &quick()).unwrap(),
+        &tiny(&[]),
+        &[],
+        None,
+    )
+    .unwrap();
     let actor = |var: &str, value: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_damone"))
             .args([
@@ -507,10 +519,10 @@ fn actors_take_their_index_from_the_scheduler() {
 /// refused on the store.
 #[test]
 fn an_italian_run_over_a_store() {
-    use damone::game::{italian, GameKind, Position};
+    use damone::game::{damone::Position, italian, GameKind};
     let (store, _) = faulty_store();
     assert_eq!(
-        Learner::game_to_open(&store, None, &["game=italian".into()]).unwrap(),
+        damone::cluster::learner::learner_game(&store, None, &["game=italian".into()]).unwrap(),
         GameKind::Italian
     );
     let _learner =

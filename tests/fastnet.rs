@@ -6,11 +6,15 @@
 use burn::module::Module as _;
 use burn::tensor::activation::softmax;
 use burn::tensor::Device;
-use damone::game::{dameo, GamePosition, Position, Variant};
+use damone::game::{
+    dameo,
+    damone::{Position, Variant},
+    GamePosition,
+};
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
-    bench_games, bench_games_from, planes_tensor, Board, BoardCells, ConvAlgorithm, FastNet, Inputs,
-    ModelConfig, Net, NetEvaluator, Observation, PolicyHeadKind,
+    bench_games, planes_tensor, Board, BoardCells, ConvAlgorithm, FastNet, Inputs, ModelConfig, Net,
+    NetEvaluator, Observation, PolicyHeadKind,
 };
 use damone::train::{bench_samples, TrainParams, Trainer};
 
@@ -26,7 +30,7 @@ fn trained(model: ModelConfig, seed: u64) -> Net {
         ..TrainParams::default()
     };
     let mut trainer = Trainer::new(model, params, device);
-    let games = bench_games(64, seed);
+    let games = bench_games(Position::start(Variant::Standard), 64, seed);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
     let samples = bench_samples(&games, &moves);
     let mut rng = damone::util::rng_stream(seed, "fastnet-test", 0);
@@ -65,7 +69,7 @@ fn check_game<P: Board>(model: ModelConfig, seed: u64, start: P) {
     let net = trained(model.clone(), seed);
     let fast = FastNet::from_net(&net);
     let im2col = FastNet::with_algorithm(&net, ConvAlgorithm::Im2col);
-    let games = bench_games_from(start, 70, seed + 100);
+    let games = bench_games(start, 70, seed + 100);
     let obs: Vec<Observation> = games
         .iter()
         .map(|g| Observation::of_game(g, model.inputs))
@@ -253,7 +257,7 @@ fn outputs_do_not_depend_on_threads() {
     let model = ModelConfig::default();
     let net = trained(model.clone(), 7);
     let fast = FastNet::from_net(&net);
-    let games = bench_games_from(Position::start(Variant::Standard), 20, 9);
+    let games = bench_games(Position::start(Variant::Standard), 20, 9);
     let obs: Vec<Observation> = games
         .iter()
         .map(|g| Observation::of_game(g, model.inputs))

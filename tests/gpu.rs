@@ -51,7 +51,7 @@ fn trained(model: &ModelConfig, seed: u64) -> Trainer {
         ..Default::default()
     };
     let mut t = Trainer::new(model.clone(), params, device);
-    let games = bench_games(64, seed);
+    let games = bench_games(Position::start(Variant::Standard), 64, seed);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
     let samples = bench_samples(&games, &moves);
     let batch: Vec<_> = samples.iter().take(32).collect();
@@ -94,7 +94,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
         let mut on_gpu = NetEvaluator::on_device(net, &gpu);
         let mut on_cpu = NetEvaluator::on_device(net, &ComputeDevice::cpu());
         for n in [1usize, 7, 70] {
-            let games = bench_games(n, 100 + n as u64);
+            let games = bench_games(Position::start(Variant::Standard), n, 100 + n as u64);
             let obs: Vec<Observation> = games
                 .iter()
                 .map(|g| Observation::of_game(g, model.inputs))
@@ -134,7 +134,7 @@ fn one_training_step_gives_the_same_losses_on_both_devices() {
         batch_size: 48,
         ..Default::default()
     };
-    let games = bench_games(48, 9);
+    let games = bench_games(Position::start(Variant::Standard), 48, 9);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
     let samples = bench_samples(&games, &moves);
     let batch: Vec<_> = samples.iter().collect();
@@ -181,7 +181,7 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     .unwrap();
     cfg.checkpoint_dir = dir.display().to_string();
     let mut started = Vec::new();
-    let run = Run::<damone::game::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
+    let run = Run::<damone::game::damone::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
         if let Event::Started { device, .. } = e {
             started.push(device.clone());
         }
@@ -195,7 +195,7 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     // The GPU-trained checkpoint plays on both devices with the same outputs.
     let on_cpu = LoadedNet::load(&ck).unwrap();
     let on_gpu = LoadedNet::load(&ck).unwrap().on(&gpu);
-    let games = bench_games(20, 4);
+    let games = bench_games(Position::start(Variant::Standard), 20, 4);
     let obs: Vec<Observation> = games
         .iter()
         .map(|g| Observation::of_game(g, on_cpu.net.inputs()))
@@ -208,7 +208,7 @@ fn a_tiny_run_on_the_gpu_resumes_on_the_cpu_and_its_checkpoints_play_on_both() {
     // let go of its folder.
     drop(run);
     let mut resumed_on = Vec::new();
-    let run = Run::<damone::game::Position>::start(
+    let run = Run::<damone::game::damone::Position>::start(
         cfg,
         Start::Resume {
             sets: vec!["iterations=3".into(), "device=cpu".into()],

@@ -10,7 +10,7 @@
 mod common;
 
 use damone::arena::{AlphaBeta, Baseline, Limits, Player};
-use damone::game::{dameo, italian, Game, GameKind, GamePosition, Position};
+use damone::game::{dameo, damone::Position, italian, Game, GameKind, GamePosition};
 use damone::learned::train::{fit, loss, split, Example};
 use damone::learned::{planes, AccumulatorStack, EvalFile, FloatEval, LearnEvalConfig, LearnedEval, Shape};
 use damone::net::Board;

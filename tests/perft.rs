@@ -1,6 +1,9 @@
 //! Perft fixtures: every line of `tests/perft.fixture` must match.
 
-use damone::game::{perft, GamePosition, Position, Variant};
+use damone::game::{
+    damone::{Position, Variant},
+    perft, GamePosition,
+};
 
 #[test]
 fn perft_fixture_matches() {

@@ -6,7 +6,10 @@ mod common;
 
 use common::{bin, run};
 
-use damone::game::{parse_move, DrawRules, Game, Variant};
+use damone::game::{
+    damone::{parse_move, Position, Variant},
+    DrawRules, Game, GamePosition,
+};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -140,7 +143,7 @@ fn export_then_load_plays_the_same_moves_as_the_checkpoint() {
     let loaded = damone::player::LoadedNet::load(&file).unwrap();
     assert_eq!(loaded.header.provenance.iteration, 1);
     let mut p = loaded.player("p", 1);
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     use damone::arena::Player as _;
     p.set_budget(Some(damone::mcts::Budget::Simulations(8)));
     assert_eq!(p.analyse(&g).unwrap().simulations, 8);
@@ -176,8 +179,8 @@ fn engine_protocol_drives_a_whole_game() {
     writeln!(stdin, "newgame").unwrap();
     assert_eq!(read_until(&["ok", "error"]), ["ok"]);
     // The engine plays under the player's rules: configs/tiny.toml's.
-    let mut game = Game::from_variant(
-        Variant::Standard,
+    let mut game = Game::new(
+        Position::start(Variant::Standard),
         DrawRules {
             no_progress_plies: 40,
             max_plies: 120,

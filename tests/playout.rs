@@ -4,7 +4,8 @@
 //! the legal move set onto that of the reflected position; piece counts never
 //! grow; every game ends under the caps.
 
-use damone::game::*;
+use damone::game::damone::*;
+use damone::game::{Color, DrawRules, EndReason, Game, GamePosition, Square};
 use rand::{Rng, SeedableRng};
 use std::collections::HashSet;
 
@@ -25,7 +26,7 @@ fn random_playouts_keep_invariants() {
     {
         for seed in 0..1000u64 {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed * 3 + vi as u64);
-            let mut g = Game::from_variant(v, rules);
+            let mut g = Game::new(Position::start(v), rules);
             loop {
                 let p = *g.position();
                 let moves = p.legal_moves();
@@ -36,7 +37,7 @@ fn random_playouts_keep_invariants() {
                 let want: HashSet<_> = moves
                     .iter()
                     .map(|m| {
-                        let m = m.map_squares(Square::reflect);
+                        let m = m.map_cells(Square::reflect);
                         (m.from().index(), m.to().index(), m.captured())
                     })
                     .collect();

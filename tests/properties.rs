@@ -5,7 +5,10 @@
 
 use damone::arena::{builtin_factory, PlayerSpec};
 use damone::data::{ReplayWindow, Sample};
-use damone::game::{parse_move, DrawRules, GamePosition, Position, Variant};
+use damone::game::{
+    damone::{parse_move, Position, Variant},
+    DrawRules, GamePosition,
+};
 use damone::mcts::{SearchParams, Wdl};
 use damone::net::{ModelConfig, ENCODING_VERSION};
 use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
@@ -91,13 +94,13 @@ fn optimizer_bytes() -> Vec<u8> {
     };
     let mut t = damone::train::Trainer::new(model, Default::default(), device.clone());
     let samples = damone::train::bench_samples(
-        &damone::net::bench_games(4, 1),
-        &damone::net::bench_games(4, 1)
+        &damone::net::bench_games(damone::game::damone::Position::start(Default::default()), 4, 1),
+        &damone::net::bench_games(damone::game::damone::Position::start(Default::default()), 4, 1)
             .iter()
             .map(|g| g.position().legal_moves())
             .collect::<Vec<_>>(),
     );
-    let refs: Vec<&Sample> = samples.iter().collect();
+    let refs: Vec<&Sample<Position>> = samples.iter().collect();
     t.train_step(&refs, &mut damone::util::rng_stream(1, "p", 0));
     t.optimizer_bytes().unwrap()
 }
@@ -138,7 +141,7 @@ proptest! {
         match PlayerSpec::parse(&s) {
             Err(e) => prop_assert!(one_line(&e), "{e}"),
             Ok(spec) if spec.kind != damone::arena::PlayerKind::Net => {
-                if let Err(e) = builtin_factory::<damone::game::Position>(&spec) {
+                if let Err(e) = builtin_factory::<damone::game::damone::Position>(&spec) {
                     prop_assert!(one_line(&e), "{e}");
                 }
             }
@@ -165,7 +168,7 @@ proptest! {
     #[test]
     fn replay_files_never_panic(edits in prop::collection::vec((0usize..400, any::<u8>()), 0..4), cut in 0usize..400) {
         let b = mutate(&replay_bytes(), &edits, cut);
-        if let Err(e) = ReplayWindow::<damone::game::Position>::from_bytes(&b) {
+        if let Err(e) = ReplayWindow::<damone::game::damone::Position>::from_bytes(&b) {
             prop_assert!(one_line(&e), "{e}");
         }
     }

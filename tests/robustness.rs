@@ -8,7 +8,10 @@ mod common;
 use common::{bin, engine_with, run};
 
 use damone::arena::Player as _;
-use damone::game::{DrawRules, Variant};
+use damone::game::{
+    damone::{Position, Variant},
+    DrawRules, GamePosition,
+};
 use damone::mcts::SearchParams;
 use damone::net::{ModelConfig, PolicyHeadKind, ENCODING_VERSION};
 use damone::player::{decode_player, encode_player, PlayerHeader, Provenance, PLAYER_FORMAT_VERSION};
@@ -225,13 +228,13 @@ fn crafted_player_headers_get_one_line_errors() {
     assert_eq!(h, header());
     let loaded = damone::player::LoadedNet::new(h, net);
     let mut p = loaded.player("p", 1);
-    let g = damone::game::Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = damone::game::Game::new(Position::start(Variant::Standard), DrawRules::default());
     assert!(p.analyse(&g).is_some());
 }
 
 #[test]
 fn small_defects_stay_fixed() {
-    use damone::game::Position;
+    use damone::game::damone::Position;
     // FEN: at most 12 pieces a side; the counter field comes last.
     let twelve_white_pieces = "W:Wb1,d1,f1,h1,a2,c2,e2,g2,b3,d3,f3,h3:Ba8";
     assert!(Position::from_fen(twelve_white_pieces, Variant::Standard).is_ok());

@@ -1,7 +1,10 @@
 //! One test per precedence rule, rank restriction, promotion rule and
 //! end-of-game rule of docs/rules.md, plus notation and PDN checks.
 
-use damone::game::*;
+use damone::game::damone::*;
+use damone::game::{
+    to_pdn, Color, DrawRules, EndReason, Game, GamePosition, Outcome, ParseMoveError, PdnHeaders, Square,
+};
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(fen, Variant::Standard).unwrap()
@@ -166,7 +169,7 @@ fn three_damas_has_three_pedina_promotion_squares() {
 
 // ---------------------------------------------------------------- game end
 
-fn game(fen: &str, v: Variant, rules: DrawRules) -> Game {
+fn game(fen: &str, v: Variant, rules: DrawRules) -> Game<Position> {
     Game::new(Position::from_fen(fen, v).unwrap(), rules)
 }
 
@@ -201,7 +204,7 @@ fn damone_hunt_losing_all_damones_loses_at_once() {
         game(fen, Variant::DamoneHunt, DrawRules::default()).outcome(),
         Some(Outcome {
             winner: Some(Color::White),
-            reason: EndReason::DamoneLost
+            reason: EndReason::Rules("damone_lost")
         })
     );
     assert_eq!(game(fen, Variant::Standard, DrawRules::default()).outcome(), None);
@@ -310,7 +313,7 @@ fn move_parse_errors_are_clear() {
 
 #[test]
 fn pdn_export_has_headers_moves_and_result() {
-    let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let mut g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     for mv in ["f3-e4", "c6-d5"] {
         g.play(&parse_move(g.position(), mv).unwrap()).unwrap();
     }

@@ -25,7 +25,7 @@ fn a_tiny_run_through_the_library_api() {
     let dir = std::env::temp_dir().join(format!("damone-librun-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut events = Vec::new();
-    let run = Run::<damone::game::Position>::start(tiny(&dir, 2), Start::New, &mut |e: &Event| {
+    let run = Run::<damone::game::damone::Position>::start(tiny(&dir, 2), Start::New, &mut |e: &Event| {
         events.push(e.clone())
     })
     .unwrap();
@@ -93,7 +93,7 @@ fn a_tiny_run_through_the_library_api() {
     assert_eq!(loaded.header.provenance.iteration, 2);
     drop(run);
     // Resume for one more iteration.
-    let mut resumed = Run::<damone::game::Position>::open(
+    let mut resumed = Run::<damone::game::damone::Position>::open(
         tiny(&dir, 2),
         Start::Resume {
             sets: vec!["iterations=3".into(), "train.lr=0.001".into()],
@@ -121,13 +121,13 @@ fn a_tiny_run_through_the_library_api() {
     assert_eq!(last, Some(Event::Finished { iterations: 0 }));
     drop(resumed);
     // A new run in the same folder is refused, naming what to do.
-    let e = Run::<damone::game::Position>::open(tiny(&dir, 2), Start::New)
+    let e = Run::<damone::game::damone::Position>::open(tiny(&dir, 2), Start::New)
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("already has checkpoints"), "{e}");
     // Keys the checkpoint depends on cannot change on resume.
-    let e = Run::<damone::game::Position>::open(
+    let e = Run::<damone::game::damone::Position>::open(
         tiny(&dir, 2),
         Start::Resume {
             sets: vec!["model.blocks=2".into()],
@@ -162,7 +162,7 @@ fn a_tiny_run_through_the_library_api() {
             if name == "config.toml" || name == "model.bpk" {
                 assert!(e.as_deref().is_some_and(|e| e.contains(&needle)), "{e:?}");
             }
-            let e = Run::<damone::game::Position>::open(
+            let e = Run::<damone::game::damone::Position>::open(
                 tiny(&dir, 2),
                 Start::Resume {
                     sets: vec![],
@@ -185,7 +185,8 @@ fn the_measuring_protocol_rates_a_runs_checkpoints() {
     use damone::player::rate::{rate, RateConfig, RateEvent, RatingRow};
     let dir = std::env::temp_dir().join(format!("damone-rate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let run = Run::<damone::game::Position>::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();
+    let run =
+        Run::<damone::game::damone::Position>::start(tiny(&dir, 2), Start::New, &mut |_: &Event| {}).unwrap();
     let cfg = RateConfig {
         sims: 4,
         depths: vec![1, 2],
@@ -359,15 +360,15 @@ fn an_italian_run_records_its_game_and_is_refused_as_damone() {
     let config = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/tiny.toml"));
     let sets = [format!("checkpoint_dir={}", dir.display())];
     assert_eq!(
-        Run::game_to_open(Some(config), &sets, &resume()).unwrap(),
+        damone::run::run_game(Some(config), &sets, &resume()).unwrap(),
         GameKind::Italian
     );
-    let e = Run::<damone::game::Position>::open(tiny(&dir, 2), resume())
+    let e = Run::<damone::game::damone::Position>::open(tiny(&dir, 2), resume())
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("is a run of italian, not of damone"), "{e}");
-    let e = Run::<damone::game::Position>::open(cfg.clone(), Start::Overwrite)
+    let e = Run::<damone::game::damone::Position>::open(cfg.clone(), Start::Overwrite)
         .err()
         .unwrap()
         .to_string();
@@ -397,7 +398,7 @@ fn a_runs_schedule_is_the_same_in_one_sitting_or_in_four() {
         cfg
     };
     let (one, four) = (root.join("one"), root.join("four"));
-    Run::<damone::game::Position>::start(config(&one), Start::New, &mut |_: &Event| {}).unwrap();
+    Run::<damone::game::damone::Position>::start(config(&one), Start::New, &mut |_: &Event| {}).unwrap();
     for sitting in 0..4 {
         let start = if sitting == 0 {
             Start::New
@@ -410,7 +411,7 @@ fn a_runs_schedule_is_the_same_in_one_sitting_or_in_four() {
         // Kept every 6 ms of training: every checkpoint stays.
         let mut cfg = config(&four);
         cfg.keep_every_minutes = 1e-4;
-        let mut run = Run::<damone::game::Position>::open(cfg, start).unwrap();
+        let mut run = Run::<damone::game::damone::Position>::open(cfg, start).unwrap();
         assert_eq!(run.state().iteration, sitting);
         run.iterate(&mut |_: &Event| {}).unwrap();
     }
@@ -475,8 +476,9 @@ fn a_run_folder_is_trained_by_one_process_at_a_time() {
         from_intact: false,
         sets: Vec::new(),
     };
-    let run = Run::<damone::game::Position>::start(tiny(&dir, 1), Start::New, &mut |_: &Event| {}).unwrap();
-    let e = Run::<damone::game::Position>::open(tiny(&dir, 1), resume())
+    let run =
+        Run::<damone::game::damone::Position>::start(tiny(&dir, 1), Start::New, &mut |_: &Event| {}).unwrap();
+    let e = Run::<damone::game::damone::Position>::open(tiny(&dir, 1), resume())
         .err()
         .expect("a second open of a run in use is refused")
         .to_string();
@@ -485,7 +487,7 @@ fn a_run_folder_is_trained_by_one_process_at_a_time() {
         "{e}"
     );
     drop(run);
-    Run::<damone::game::Position>::open(tiny(&dir, 1), resume())
+    Run::<damone::game::damone::Position>::open(tiny(&dir, 1), resume())
         .expect("the folder is free once the run is dropped");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -506,7 +508,7 @@ fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
     cfg.self_train.nodes = 200;
     cfg.self_train.epochs = 1;
     let mut events = Vec::new();
-    let run = Run::<damone::game::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
+    let run = Run::<damone::game::damone::Position>::start(cfg.clone(), Start::New, &mut |e: &Event| {
         events.push(e.clone())
     })
     .unwrap();
@@ -545,7 +547,7 @@ fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
     assert_eq!(own, std::fs::read(st.join("round_0001.bin")).unwrap());
     drop(run);
     let resume = |sets: Vec<String>| {
-        let mut run = Run::<damone::game::Position>::open(
+        let mut run = Run::<damone::game::damone::Position>::open(
             tiny(&dir, 1),
             Start::Resume {
                 sets,

@@ -6,11 +6,12 @@
 use damone::arena::alphabeta::WIN;
 use damone::arena::tournament::{schedule, GameRecord};
 use damone::arena::{builtin_factory, run_games, AlphaBeta, Limits, MatchSettings, PlayerSpec, Standings};
-use damone::game::*;
+use damone::game::damone::*;
+use damone::game::{Color, DrawRules, EndReason, Game, GamePosition};
 use damone::mcts::*;
 use damone::util::rng_stream;
 
-fn game(fen: &str) -> Game {
+fn game(fen: &str) -> Game<Position> {
     Game::new(
         Position::from_fen(fen, Variant::Standard).unwrap(),
         DrawRules::default(),
@@ -20,9 +21,9 @@ fn game(fen: &str) -> Game {
 /// A game from the start with up to `plies` random legal moves, stopping
 /// early where the game ends or where `stop` says so (given the legal
 /// moves of the position reached).
-fn random_game(rng: &mut damone::util::Rng, plies: usize, stop: impl Fn(&[Move]) -> bool) -> Game {
+fn random_game(rng: &mut damone::util::Rng, plies: usize, stop: impl Fn(&[Move]) -> bool) -> Game<Position> {
     use rand::Rng as _;
-    let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let mut g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     for _ in 0..plies {
         let ms = g.position().legal_moves();
         if g.outcome_with(&ms).is_some() || stop(&ms) {
@@ -90,7 +91,7 @@ fn the_chosen_moves_wdl_is_its_q() {
 
 #[test]
 fn search_is_deterministic_for_a_seed() {
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     let run = |seed| {
         let params = SearchParams {
             simulations: 300,
@@ -108,28 +109,28 @@ fn search_is_deterministic_for_a_seed() {
 #[test]
 fn batched_search_runs_many_trees_with_virtual_loss() {
     struct Counting(usize, usize);
-    impl Evaluator for Counting {
-        fn evaluate(&mut self, b: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    impl Evaluator<Position> for Counting {
+        fn evaluate(&mut self, b: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
             self.0 += 1;
             self.1 = self.1.max(b.len());
             UniformEvaluator.evaluate(b)
         }
     }
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
         let params = SearchParams {
             algorithm: algo,
             leaves_per_tree: 4,
             ..SearchParams::plain()
         };
-        let mut trees: Vec<Tree> = (0..8)
+        let mut trees: Vec<Tree<Position>> = (0..8)
             .map(|i| Tree::new(&g, params.clone(), rng_stream(1, "t", i)))
             .collect();
         for t in &mut trees {
             t.start(100);
         }
         let mut ev = Counting(0, 0);
-        let mut refs: Vec<&mut Tree> = trees.iter_mut().collect();
+        let mut refs: Vec<&mut Tree<Position>> = trees.iter_mut().collect();
         search_batched(&mut refs, &mut ev);
         for t in &trees {
             assert!(t.finished());
@@ -142,7 +143,7 @@ fn batched_search_runs_many_trees_with_virtual_loss() {
 
 #[test]
 fn tree_reuse_keeps_the_subtree() {
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     let params = SearchParams {
         simulations: 400,
         ..SearchParams::plain()
@@ -255,11 +256,11 @@ fn play(a: &str, b: &str, games: u32, seed: u64) -> (Vec<GameRecord>, Standings)
         .iter()
         .map(|n| builtin_factory(&PlayerSpec::parse(n).unwrap()).unwrap())
         .collect();
-    let mut s = MatchSettings::new(Variant::Standard);
+    let mut s = MatchSettings::from_start(Position::start(Variant::Standard));
     s.games_per_pair = games;
     s.seed = seed;
     let tasks = schedule(&[(0, 1)], &s);
-    let recs = run_games(&tasks, &names, &f, &s, &indicatif::ProgressBar::hidden());
+    let recs = run_games(&tasks, &names, &f, &s, &|_| {});
     let st = Standings::compute(&names, &recs, 1);
     (recs, st)
 }
@@ -304,8 +305,8 @@ struct ByPosition {
     calls: u64,
 }
 
-impl Evaluator for ByPosition {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl Evaluator<Position> for ByPosition {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
         self.calls += 1;
         self.asked += batch.len() as u64;
         batch
@@ -332,12 +333,12 @@ impl Evaluator for ByPosition {
 }
 
 /// Positions of seeded random games, some of them repeated.
-fn some_games(n: usize, seed: u64) -> Vec<Game> {
+fn some_games(n: usize, seed: u64) -> Vec<Game<Position>> {
     use rand::Rng as _;
     let mut rng = rng_stream(seed, "cache-games", 0);
     (0..n)
         .map(|i| {
-            let mut g = Game::from_variant(Variant::Standard, DrawRules::default());
+            let mut g = Game::new(Position::start(Variant::Standard), DrawRules::default());
             for _ in 0..(i % 7) * 3 {
                 let ms = g.position().legal_moves();
                 if g.outcome_with(&ms).is_some() {
@@ -355,7 +356,7 @@ fn some_games(n: usize, seed: u64) -> Vec<Game> {
 fn eval_cache_answers_as_the_evaluator_and_asks_each_position_once() {
     let games = some_games(40, 3);
     let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-    let reqs: Vec<EvalRequest<'_>> = games
+    let reqs: Vec<EvalRequest<'_, Position>> = games
         .iter()
         .zip(&moves)
         .map(|(game, moves)| EvalRequest { game, moves })
@@ -467,7 +468,7 @@ fn the_solver_proves_short_wins_and_losses() {
         let i = r.moves.iter().position(|m| m.to_string() == "c6-b7").unwrap();
         assert_eq!(r.policy[i], 1.0, "{algo:?}: {:?}", r.policy);
     }
-    let wins_within = |g: &Game, depth: u32| {
+    let wins_within = |g: &Game<Position>, depth: u32| {
         let limits = Limits {
             depth: Some(depth),
             ..Default::default()
@@ -625,8 +626,8 @@ fn surprise_is_the_policy_targets_divergence_from_the_priors() {
 /// Uniform priors and values that differ by at most 0.01 between positions.
 struct NearlyEqualValues;
 
-impl Evaluator for NearlyEqualValues {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl Evaluator<Position> for NearlyEqualValues {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
         batch
             .iter()
             .map(|r| {
@@ -647,7 +648,7 @@ impl Evaluator for NearlyEqualValues {
 /// (`gumbel_rescale`, as in mctx) the best-valued move takes most of it.
 #[test]
 fn gumbel_rescale_sharpens_the_target_when_values_are_close() {
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     let target = |rescale| {
         let params = SearchParams {
             algorithm: SearchAlgorithm::Gumbel,
@@ -679,8 +680,8 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
         forced: usize,
         asked: usize,
     }
-    impl Evaluator for Forced {
-        fn evaluate(&mut self, b: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    impl Evaluator<Position> for Forced {
+        fn evaluate(&mut self, b: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
             self.asked += b.len();
             self.forced += b.iter().filter(|r| r.moves.len() == 1).count();
             UniformEvaluator.evaluate(b)
@@ -748,7 +749,7 @@ fn collapse_forced_sends_no_forced_position_to_the_evaluator() {
 /// refused.
 #[test]
 fn draw_score_values_draws_below_zero_for_both_sides() {
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     for algo in [SearchAlgorithm::Puct, SearchAlgorithm::Gumbel] {
         for ds in [0.0f32, -0.3] {
             let params = SearchParams {
@@ -794,8 +795,8 @@ fn assert_refused(key: &str, bad: &[f32], set: impl Fn(&mut SearchParams, f32)) 
 #[test]
 fn material_utility_prefers_the_move_predicted_to_win_material() {
     struct MaterialAfter(Position);
-    impl Evaluator for MaterialAfter {
-        fn evaluate(&mut self, b: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    impl Evaluator<Position> for MaterialAfter {
+        fn evaluate(&mut self, b: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
             b.iter()
                 .map(|r| Evaluation {
                     priors: vec![1.0 / r.moves.len() as f32; r.moves.len()],
@@ -806,7 +807,7 @@ fn material_utility_prefers_the_move_predicted_to_win_material() {
                 .collect()
         }
     }
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     let moves = g.position().legal_moves();
     assert!(moves.len() > 2, "a choice at the root");
     let good = moves[moves.len() / 2];
@@ -878,7 +879,7 @@ fn avoid_repetition_leaves_out_root_moves_into_earlier_positions() {
         ..SearchParams::plain()
     };
     // Play the move written `m` in `g`; returns it.
-    let play = |g: &mut Game, m: &str| {
+    let play = |g: &mut Game<Position>, m: &str| {
         let mv = parse_move(g.position(), m).unwrap();
         g.play_unchecked(&mv);
         mv
@@ -1059,8 +1060,8 @@ fn alphabeta_on_several_threads() {
 /// Counts the leaves of each evaluation call (uniform priors, a draw).
 struct BatchSizes(std::sync::Arc<std::sync::Mutex<Vec<usize>>>);
 
-impl Evaluator for BatchSizes {
-    fn evaluate(&mut self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+impl Evaluator<Position> for BatchSizes {
+    fn evaluate(&mut self, batch: &[EvalRequest<'_, Position>]) -> Vec<Evaluation> {
         self.0.lock().unwrap().push(batch.len());
         UniformEvaluator.evaluate(batch)
     }
@@ -1077,7 +1078,7 @@ fn a_search_player_on_a_pool_batches_one_leaf_per_thread() {
         leaves_per_tree: 1,
         ..SearchParams::plain()
     };
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     for (threads, widest) in [(1, 1), (3, 3)] {
         let sizes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let pool = (threads > 1).then(|| std::sync::Arc::new(damone::util::thread_pool(threads).unwrap()));
@@ -1107,7 +1108,7 @@ fn a_search_player_on_a_pool_batches_one_leaf_per_thread() {
 fn the_threads_option() {
     let spec = PlayerSpec::parse("alphabeta:depth=2,threads=2").unwrap();
     let mut p = builtin_factory::<Position>(&spec).unwrap()(1);
-    let g = Game::from_variant(Variant::Standard, DrawRules::default());
+    let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
     assert!(g.position().legal_moves().contains(&p.choose(&g)));
     for bad in [
         "alphabeta:threads=0",

@@ -35,7 +35,7 @@ fn tiny_run() -> &'static PathBuf {
         )
         .unwrap();
         cfg.checkpoint_dir = dir.display().to_string();
-        let run = Run::<damone::game::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
+        let run = Run::<damone::game::damone::Position>::start(cfg, Start::New, &mut |_: &Event| {}).unwrap();
         run.dir().to_path_buf()
     })
 }
@@ -807,8 +807,9 @@ fn checkpoints_with_a_learned_evaluation_offer_alphabeta_with_it() {
         .collect();
     assert_eq!(learned.len(), 1, "{list:?}");
     assert!(learned[0].spec.contains("iter_0002") && learned[0].label.contains("learned evaluation"));
-    let make = damone::player::factory::<damone::game::Position>(&learned[0].spec).unwrap();
+    let make = damone::player::factory::<damone::game::damone::Position>(&learned[0].spec).unwrap();
     let mut player = make(1);
-    let game = damone::game::Game::from_variant(Default::default(), Default::default());
+    let start = <damone::game::damone::Position as damone::game::GamePosition>::start(Default::default());
+    let game = damone::game::Game::new(start, Default::default());
     let _ = player.choose(&game);
 }

@@ -1,7 +1,10 @@
 //! The vectorised environment on its own: observations, masks, step with
 //! action indices, rewards, done flags and automatic reset.
 
-use damone::game::{GamePosition, Move, Position, Variant};
+use damone::game::{
+    damone::{Move, Position, Variant},
+    GamePosition,
+};
 use damone::net::{policy_indices, Inputs, Observation, POLICY_SIZE};
 use damone::selfplay::{Encoder, EnvError, VecEnv};
 use rand::{Rng, SeedableRng};
@@ -9,14 +12,14 @@ use rand::{Rng, SeedableRng};
 /// The network's encoding (the larger input set), as an `Encoder`.
 struct NetEncoding;
 
-impl Encoder for NetEncoding {
+impl Encoder<Position> for NetEncoding {
     fn observation_len(&self) -> usize {
         Inputs::Draughts.planes() * 64
     }
     fn action_space(&self) -> usize {
         POLICY_SIZE
     }
-    fn encode(&self, game: &damone::game::Game, out: &mut [f32]) {
+    fn encode(&self, game: &damone::game::Game<Position>, out: &mut [f32]) {
         Observation::of_game(game, Inputs::Draughts).write_planes(Inputs::Draughts, out);
     }
     fn action_indices(&self, pos: &Position, moves: &[Move]) -> Vec<usize> {
@@ -81,8 +84,8 @@ fn random_agents_play_through_the_vecenv() {
 fn selfplay_iteration(
     cfg: &damone::selfplay::SelfPlayConfig,
 ) -> (
-    damone::selfplay::SelfPlay,
-    Vec<damone::data::Sample>,
+    damone::selfplay::SelfPlay<Position>,
+    Vec<damone::data::Sample<Position>>,
     damone::selfplay::SelfPlayStats,
 ) {
     use damone::game::DrawRules;
@@ -123,8 +126,9 @@ fn selfplay_plays_forced_moves_without_search() {
     };
     let (with, s_with) = run(true);
     let (without, s_without) = run(false);
-    let forced =
-        |samples: &[damone::data::Sample]| samples.iter().filter(|s| s.pos.legal_moves().len() == 1).count();
+    let forced = |samples: &[damone::data::Sample<Position>]| {
+        samples.iter().filter(|s| s.pos.legal_moves().len() == 1).count()
+    };
     assert!(s_with.forced > 0, "no forced move in 6 games");
     assert_eq!(forced(&with), 0, "a forced position became a sample");
     assert!(s_with.samples + s_with.forced <= s_with.plies);

@@ -5,6 +5,7 @@
 //! [`damone::run::RunGame`]: it trains, rates, exports and plays.
 
 use crate::rules::{Move, Position, PROMOTION_ROW};
+use damone::game::draughts::Piece;
 use damone::game::grid::{cell, cells, dark_to_cells};
 use damone::game::tables::turn_cells;
 use damone::game::types::{squares, Color, Square};
@@ -66,7 +67,7 @@ impl TableGame for Position {
             }
             for (king, &set) in [false, true].into_iter().zip(kinds) {
                 for i in cells(set) {
-                    pos.put(Square::new(i as u8), c, king);
+                    pos.put(Square::new(i as u8), Piece { color: c, king });
                 }
             }
         }
@@ -78,7 +79,13 @@ impl TableGame for Position {
         for c in [Color::White, Color::Black] {
             for (king, set) in [(false, self.men(c)), (true, self.kings(c))] {
                 for i in cells(turn_cells(set as u64, 32)) {
-                    pos.put(Square::new(i as u8), c.opposite(), king);
+                    pos.put(
+                        Square::new(i as u8),
+                        Piece {
+                            color: c.opposite(),
+                            king,
+                        },
+                    );
                 }
             }
         }

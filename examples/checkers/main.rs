@@ -238,13 +238,7 @@ fn play_match(names: &[String; 2], games: u32) -> Result<Vec<GameRecord>> {
     settings.games_per_pair = games;
     settings.opening_plies = 2;
     let tasks = schedule(&[(0, 1)], &settings);
-    Ok(run_games(
-        &tasks,
-        names,
-        &factories,
-        &settings,
-        &indicatif::ProgressBar::hidden(),
-    ))
+    Ok(run_games(&tasks, names, &factories, &settings, &|_| {}))
 }
 
 #[cfg(test)]
@@ -349,11 +343,13 @@ mod tests {
         let reply = session.handle("go sims 8").unwrap();
         assert!(reply.iter().any(|l| l.starts_with("bestmove")), "{reply:?}");
         // A file of another game is refused by name.
-        let err =
-            factory_on::<damone::game::Position>(&format!("net:{}", file.display()), &ComputeDevice::cpu())
-                .err()
-                .unwrap()
-                .to_string();
+        let err = factory_on::<damone::game::damone::Position>(
+            &format!("net:{}", file.display()),
+            &ComputeDevice::cpu(),
+        )
+        .err()
+        .unwrap()
+        .to_string();
         assert!(err.contains("checkers"), "{err}");
 
         // The learned evaluation trains itself from random weights, and an

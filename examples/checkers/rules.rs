@@ -10,13 +10,16 @@
 //! left along each row as White sees it, so that the standard notation
 //! reads as usual (Black's men on 1-12, White's on 21-32, the first moves
 //! 9-13 to 12-16). The game implements damone's [`GamePosition`] here; the
-//! traits of the layers above are in `layers.rs`.
+//! traits of the layers above are in `layers.rs`. The move type, the board
+//! of men and kings and the reader of typed moves are damone's draughts kit
+//! (`damone::game::draughts`).
 
-use damone::game::notation::{move_tokens, ParseMoveError};
-use damone::game::setup::{cut, split_setup, SetupFieldsError};
-use damone::game::types::{
-    click_path, shift, splitmix, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE,
+use damone::game::draughts::{
+    parse_jump_move, read_setup, setup_text, short_jumps, zobrist_keys, JumpMove, MenKings, MenKingsGame,
+    SetupError, SetupNotation,
 };
+use damone::game::notation::ParseMoveError;
+use damone::game::types::{click_path, shift, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE};
 use damone::game::{GameId, GamePosition};
 use std::fmt;
 
@@ -31,61 +34,21 @@ pub const PROMOTION_ROW: [Bitboard; 2] = [0xF000_0000, 0x0000_000F];
 /// games compiled into damone are below 128).
 const VARIANT_CODE: u8 = 200;
 
-/// A legal move: its start, its end, the pieces it takes and, for a
-/// capture, its landing squares (for notation). Moves that start, end and
-/// capture alike are one move.
-#[derive(Clone, Copy, Debug)]
-pub struct Move {
-    from: u8,
-    to: u8,
-    jumps: u8,
-    captured: Bitboard,
-    path: [u8; MAX_JUMPS],
-}
+/// A legal move: the kit's jump move on the 32 squares.
+pub type Move = JumpMove<Square, Bitboard, MAX_JUMPS>;
 
-impl PartialEq for Move {
-    fn eq(&self, o: &Move) -> bool {
-        (self.from, self.to, self.captured) == (o.from, o.to, o.captured)
-    }
-}
-impl Eq for Move {}
-impl std::hash::Hash for Move {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.from, self.to, self.captured).hash(h)
-    }
-}
+/// English checkers for the kit's board of men and kings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkers;
 
-impl Move {
-    pub fn from(&self) -> Square {
-        Square::new(self.from)
-    }
-    pub fn to(&self) -> Square {
-        Square::new(self.to)
-    }
-    pub fn captured(&self) -> Bitboard {
-        self.captured
-    }
-    fn landings(&self) -> impl Iterator<Item = Square> + '_ {
-        self.path[..self.jumps as usize].iter().map(|&s| Square::new(s))
-    }
-}
+const ZOBRIST: ([u64; 128], u64) = zobrist_keys(0xC4EC_4E25_0000_0001);
 
-/// Zobrist keys `[colour][king][square]` and the side-to-move key.
-const ZOBRIST: ([[[u64; 32]; 2]; 2], u64) = {
-    let mut keys = [[[0u64; 32]; 2]; 2];
-    let mut state = 0xC4EC_4E25_0000_0001u64;
-    let mut i = 0;
-    while i < 128 {
-        let (next, v) = splitmix(state);
-        state = next;
-        keys[i / 64][(i / 32) % 2][i % 32] = v;
-        i += 1;
-    }
-    (keys, splitmix(state).1)
-};
-
-fn zkey(c: Color, king: bool, s: usize) -> u64 {
-    ZOBRIST.0[c.index()][king as usize][s]
+impl MenKingsGame for Checkers {
+    type Set = Bitboard;
+    type Cell = Square;
+    const PIECE_KEYS: &'static [u64] = &ZOBRIST.0;
+    const SIDE_KEY: u64 = ZOBRIST.1;
+    const PROMOTION: [Bitboard; 2] = PROMOTION_ROW;
 }
 
 /// The directions a man of `c` moves and captures in, as a mask over
@@ -111,33 +74,41 @@ pub fn square_of_number(n: u32) -> Option<Square> {
     })
 }
 
-/// An English checkers position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    by_color: [Bitboard; 2],
-    kings: Bitboard,
-    side: Color,
-    reversible: u16,
-    hash: u64,
-}
+/// An English checkers position: the kit's board (`put`, `men`, `kings`,
+/// ... through `Deref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position(MenKings<Checkers>);
 
-impl std::hash::Hash for Position {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.hash.hash(h)
+impl std::ops::Deref for Position {
+    type Target = MenKings<Checkers>;
+    fn deref(&self) -> &MenKings<Checkers> {
+        &self.0
+    }
+}
+impl std::ops::DerefMut for Position {
+    fn deref_mut(&mut self) -> &mut MenKings<Checkers> {
+        &mut self.0
     }
 }
 
-/// Why a setup string was refused (one line, naming the bad part).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
-    #[error(transparent)]
-    Fields(#[from] SetupFieldsError),
-    #[error("bad square '{0}' (expected 1 to 32, K before a king, or a range like 1-12)")]
-    BadSquare(String),
-    #[error("square {0} used twice")]
-    Doubled(u32),
-    #[error("a man on square {0}, its promotion row")]
-    ManOnLastRow(u32),
+/// Setup strings list the squares by number, ranges as `1-12`.
+impl SetupNotation for Checkers {
+    const MAX_PIECES: u32 = 12;
+    const CELL_WORD: &'static str = "square";
+    const TOKEN_HINT: &'static str = "1 to 32, K before a king, or a range like 1-12";
+    fn cell_name(s: Square) -> String {
+        square_number(s).to_string()
+    }
+    fn cell_named(name: &str) -> Option<Square> {
+        name.parse().ok().and_then(square_of_number)
+    }
+    fn range(a: Square, b: Square) -> Option<Vec<Square>> {
+        let (a, b) = (square_number(a), square_number(b));
+        (a <= b).then(|| (a..=b).filter_map(square_of_number).collect())
+    }
+    fn order(s: Square) -> u32 {
+        square_number(s)
+    }
 }
 
 /// The captures from one square, found by walking every jump sequence to
@@ -168,13 +139,7 @@ impl Jumps<'_> {
             self.extend(land as usize, captured | 1 << over, depth + 1);
         }
         if !extended && depth > 0 {
-            let m = Move {
-                from: self.from,
-                to: sq as u8,
-                jumps: depth as u8,
-                captured,
-                path: self.path,
-            };
+            let m = Move::from_parts(self.from, sq as u8, captured, self.path, depth as u8);
             if !self.out.contains(&m) {
                 self.out.push(m);
             }
@@ -185,61 +150,28 @@ impl Jumps<'_> {
 impl Position {
     /// An empty board, Black to move.
     pub fn empty() -> Position {
-        Position {
-            by_color: [0; 2],
-            kings: 0,
-            side: Color::White,
-            reversible: 0,
-            hash: 0,
-        }
-        .with_side(Color::Black)
+        Position(MenKings::empty()).with_side(Color::Black)
     }
 
     /// The same pieces with `c` to move.
     pub fn with_side(mut self, c: Color) -> Position {
-        if c != self.side {
-            self.side = c;
-            self.hash ^= ZOBRIST.1;
-        }
+        self.set_side(c);
         self
     }
 
     /// The same position with the no-progress counter at `plies`.
     pub fn with_no_progress(mut self, plies: u16) -> Position {
-        self.reversible = plies;
+        self.set_no_progress(plies);
         self
-    }
-
-    /// Put a piece on an empty square.
-    pub fn put(&mut self, s: Square, c: Color, king: bool) {
-        self.by_color[c.index()] |= s.bb();
-        if king {
-            self.kings |= s.bb();
-        }
-        self.hash ^= zkey(c, king, s.index());
-    }
-
-    /// The squares of `c`'s men.
-    pub fn men(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()] & !self.kings
-    }
-
-    /// The squares of `c`'s kings.
-    pub fn kings(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()] & self.kings
-    }
-
-    fn occupied(&self) -> Bitboard {
-        self.by_color[0] | self.by_color[1]
     }
 
     /// The side to move's pieces that may step in `d`.
     fn steppers(&self, d: Dir) -> Bitboard {
-        let mine = self.by_color[self.side.index()];
-        if man_dirs(self.side) & (1 << d as u8) != 0 {
+        let mine = self.color_bb(self.side());
+        if man_dirs(self.side()) & (1 << d as u8) != 0 {
             mine
         } else {
-            mine & self.kings
+            mine & self.all_kings()
         }
     }
 
@@ -253,51 +185,19 @@ impl Position {
     }
 
     fn captures_into(&self, out: &mut Vec<Move>) {
-        let me = self.side;
-        for s in squares(self.by_color[me.index()]) {
-            let king = self.kings & s.bb() != 0;
+        let me = self.side();
+        for s in squares(self.color_bb(me)) {
+            let king = self.all_kings() & s.bb() != 0;
             let mut jumps = Jumps {
                 from: s.index() as u8,
                 dirs: if king { 0b1111 } else { man_dirs(me) },
                 empty: !self.occupied() | s.bb(),
-                victims: self.by_color[me.opposite().index()],
+                victims: self.color_bb(me.opposite()),
                 path: [0; MAX_JUMPS],
                 out: &mut *out,
             };
             jumps.extend(s.index(), 0, 0);
         }
-    }
-
-    fn read_pieces(&mut self, c: Color, list: &str) -> Result<(), SetupError> {
-        for tok in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let bad = || SetupError::BadSquare(cut(tok));
-            let (king, body) = match tok.strip_prefix(['K', 'k']) {
-                Some(rest) => (true, rest),
-                None => (false, tok),
-            };
-            let number = |t: &str| {
-                t.trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=32).contains(n))
-                    .ok_or_else(bad)
-            };
-            let (a, b) = match body.split_once('-') {
-                Some((a, b)) => (number(a)?, number(b)?),
-                None => (number(body)?, number(body)?),
-            };
-            for n in a..=b {
-                let s = square_of_number(n).ok_or_else(bad)?;
-                if self.occupied() & s.bb() != 0 {
-                    return Err(SetupError::Doubled(n));
-                }
-                if !king && PROMOTION_ROW[c.index()] & s.bb() != 0 {
-                    return Err(SetupError::ManOnLastRow(n));
-                }
-                self.put(s, c, king);
-            }
-        }
-        Ok(())
     }
 }
 
@@ -336,47 +236,20 @@ impl GamePosition for Position {
         Position::from_setup("B:W21-32:B1-12", ()).expect("the start position reads")
     }
     fn from_setup(text: &str, _: ()) -> Result<Position, SetupError> {
-        let fields = split_setup(text)?;
-        let mut pos = Position::empty().with_side(fields.side);
-        for c in [Color::White, Color::Black] {
-            pos.read_pieces(c, fields.pieces[c.index()])?;
-        }
-        pos.reversible = fields.counter;
-        Ok(pos)
+        read_setup(text).map(Position)
     }
     fn to_setup(&self) -> String {
-        let list = |c: Color| {
-            let mut pieces: Vec<(u32, bool)> = squares(self.by_color[c.index()])
-                .map(|s| (square_number(s), self.kings & s.bb() != 0))
-                .collect();
-            pieces.sort();
-            let texts: Vec<String> = pieces
-                .iter()
-                .map(|&(n, k)| format!("{}{n}", if k { "K" } else { "" }))
-                .collect();
-            texts.join(",")
-        };
-        let counter = if self.reversible > 0 {
-            format!(":H{}", self.reversible)
-        } else {
-            String::new()
-        };
-        format!(
-            "{}:W{}:B{}{counter}",
-            self.side.letter(),
-            list(Color::White),
-            list(Color::Black)
-        )
+        setup_text(&self.0)
     }
     fn variant(&self) {}
     fn side_to_move(&self) -> Color {
-        self.side
+        self.side()
     }
     fn hash_key(&self) -> u64 {
-        self.hash
+        self.0.hash()
     }
     fn no_progress(&self) -> u16 {
-        self.reversible
+        self.0.no_progress()
     }
     fn legal_moves_into(&self, out: &mut Vec<Move>) {
         out.clear();
@@ -386,23 +259,20 @@ impl GamePosition for Position {
         let empty = !self.occupied();
         for d in Dir::ALL {
             for t in squares(shift(self.steppers(d), d) & empty) {
-                out.push(Move {
-                    from: NEIGHBOR[d.opposite() as usize][t.index()],
-                    to: t.index() as u8,
-                    jumps: 0,
-                    captured: 0,
-                    path: [0; MAX_JUMPS],
-                });
+                out.push(Move::step(
+                    Square::new(NEIGHBOR[d.opposite() as usize][t.index()]),
+                    t,
+                ));
             }
         }
     }
     fn has_capture(&self) -> bool {
-        let me = self.side;
+        let me = self.side();
         let empty = !self.occupied();
-        let enemy = self.by_color[me.opposite().index()];
+        let enemy = self.color_bb(me.opposite());
         Dir::ALL.iter().any(|&d| {
             let movers = if man_dirs(me) & (1 << d as u8) != 0 {
-                self.by_color[me.index()]
+                self.color_bb(me)
             } else {
                 self.kings(me)
             };
@@ -410,81 +280,28 @@ impl GamePosition for Position {
         })
     }
     fn play_unchecked(&mut self, m: &Move) -> bool {
-        let (me, them) = (self.side, self.side.opposite());
-        let (fb, tb) = (m.from().bb(), m.to().bb());
-        let king = self.kings & fb != 0;
-        if fb != tb {
-            self.by_color[me.index()] ^= fb | tb;
-            if king {
-                self.kings ^= fb | tb;
-            }
-            self.hash ^= zkey(me, king, m.from().index()) ^ zkey(me, king, m.to().index());
-        }
-        for s in squares(m.captured) {
-            self.hash ^= zkey(them, self.kings & s.bb() != 0, s.index());
-        }
-        self.by_color[them.index()] &= !m.captured;
-        self.kings &= !m.captured;
-        if !king && PROMOTION_ROW[me.index()] & tb != 0 {
-            self.kings |= tb;
-            self.hash ^= zkey(me, false, m.to().index()) ^ zkey(me, true, m.to().index());
-        }
-        self.side = them;
-        self.hash ^= ZOBRIST.1;
-        let irreversible = m.captured != 0 || !king;
-        self.reversible = if irreversible {
-            0
-        } else {
-            self.reversible.saturating_add(1)
-        };
-        irreversible
+        self.0.play(m)
     }
     /// `9-13` for a step, every landing for a capture (`9x18x27`).
     fn move_text(&self, m: &Move) -> String {
-        let mut t = square_number(m.from()).to_string();
-        if m.captured == 0 {
-            t.push_str(&format!("-{}", square_number(m.to())));
-        }
-        for s in m.landings() {
-            t.push_str(&format!("x{}", square_number(s)));
-        }
-        t
+        m.text(|s| square_number(s).to_string())
     }
     /// A move's full text, or a capture's start and end (`9x27`) when one
     /// capture joins them.
     fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
-        let t = text.trim();
-        let (is_capture, parts) = move_tokens(t)?;
-        let mut numbers = Vec::with_capacity(parts.len());
-        for p in &parts {
-            let n = p.trim().parse::<u32>().ok().filter(|n| (1..=32).contains(n));
-            numbers.push(
-                n.ok_or_else(|| ParseMoveError::Syntax(t.into(), format!("'{p}' is not a square 1 to 32")))?,
-            );
-        }
-        let legal = self.legal_moves();
-        let (first, last) = (numbers[0], numbers[numbers.len() - 1]);
-        let full: Vec<&Move> = legal
-            .iter()
-            .filter(|m| self.move_text(m) == numbers_text(&numbers, is_capture))
-            .collect();
-        let ends: Vec<&Move> = legal
-            .iter()
-            .filter(|m| (m.captured != 0) == is_capture)
-            .filter(|m| square_number(m.from()) == first && square_number(m.to()) == last)
-            .collect();
-        let texts = |ms: &[&Move]| ms.iter().map(|m| self.move_text(m)).collect::<Vec<_>>();
-        match (full.as_slice(), ends.as_slice()) {
-            ([m, ..], _) | ([], [m]) => Ok(**m),
-            ([], []) => Err(ParseMoveError::Illegal(
-                t.into(),
-                texts(&legal.iter().collect::<Vec<_>>()),
-            )),
-            ([], many) => Err(ParseMoveError::Ambiguous(t.into(), texts(many))),
-        }
+        let cell = |p: &str| {
+            p.trim()
+                .parse::<u32>()
+                .ok()
+                .and_then(square_of_number)
+                .ok_or_else(|| format!("'{p}' is not a square 1 to 32"))
+        };
+        parse_jump_move(text, &self.legal_moves(), cell, short_jumps, |m| {
+            self.move_text(m)
+        })
     }
     fn piece_balance(&self, c: Color) -> f32 {
-        let count = |c: Color| self.by_color[c.index()].count_ones() as f32;
+        let count = |c: Color| self.color_bb(c).count_ones() as f32;
         (count(c) - count(c.opposite())) / 12.0
     }
     fn material(&self, c: Color) -> i32 {
@@ -502,18 +319,10 @@ impl GamePosition for Position {
     }
     fn piece_on(&self, file: i32, rank: i32) -> Option<(Color, usize)> {
         let s = Square::from_coords(file, rank)?;
-        let c = [Color::White, Color::Black]
-            .into_iter()
-            .find(|c| self.by_color[c.index()] & s.bb() != 0)?;
-        Some((c, (self.kings & s.bb() != 0) as usize))
+        let p = self.piece_at(s)?;
+        Some((p.color, p.king as usize))
     }
     fn move_path(m: &Move) -> Vec<(i32, i32)> {
         click_path(m.from(), m.landings(), m.to())
     }
-}
-
-/// A move's text from its square numbers, as `move_text` writes it.
-fn numbers_text(numbers: &[u32], is_capture: bool) -> String {
-    let texts: Vec<String> = numbers.iter().map(u32::to_string).collect();
-    texts.join(if is_capture { "x" } else { "-" })
 }

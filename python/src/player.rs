@@ -208,13 +208,7 @@ fn play<P: Wrap>(a: &str, b: &str, s: MatchSettings<P>) -> PyResult<Vec<GameReco
         .collect::<PyResult<Vec<_>>>()?;
     let names = vec![a.to_string(), b.to_string()];
     let tasks = schedule(&[(0, 1)], &s);
-    Ok(run_games(
-        &tasks,
-        &names,
-        &factories,
-        &s,
-        &indicatif::ProgressBar::hidden(),
-    ))
+    Ok(run_games(&tasks, &names, &factories, &s, &|_| {}))
 }
 
 /// Play `games` games between players `a` and `b` (specs as `Player` takes

@@ -20,7 +20,7 @@ pub use tournament::{
 };
 pub use versus::{parse_color, VersusGame};
 
-use crate::game::{Game, GamePosition, Move, Position};
+use crate::game::{damone::Move, Game, GamePosition};
 use crate::mcts::{
     search_until, Budget, DecisiveOnly, Evaluator, ExactValues, RolloutEvaluator, SearchParams, SearchResult,
     Tree, Wdl,
@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 /// Something that chooses moves. A player is created per game with a seed,
 /// so that games are reproducible and can run in parallel.
-pub trait Player<P: GamePosition = Position>: Send {
+pub trait Player<P: GamePosition>: Send {
     /// The name shown in standings and records.
     fn name(&self) -> String;
     /// Choose a move in `game`, which is not over.
@@ -214,7 +214,7 @@ impl<P: GamePosition> Player<P> for RandomPlayer {
 
 /// MCTS guided by any evaluator; by default uniform priors and
 /// random-rollout values (`mcts:` specs). The tree is kept between moves.
-pub struct MctsPlayer<E: Evaluator<P> + Send = RolloutEvaluator, P: GamePosition = Position> {
+pub struct MctsPlayer<E: Evaluator<P> + Send, P: GamePosition> {
     name: String,
     tree: Option<Tree<P>>,
     params: SearchParams,

@@ -8,7 +8,6 @@
 //! alpha-beta or network player N threads for each search.
 
 use super::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits, MctsPlayer, Player, RandomPlayer};
-use crate::game::Position;
 use crate::mcts::{ExactValues, SearchAlgorithm, SearchParams};
 use crate::util::rng_stream;
 use std::collections::BTreeMap;
@@ -109,7 +108,7 @@ pub enum SpecError {
 pub const MAX_SEARCH_THREADS: usize = 256;
 
 /// Makes a fresh player for one game from a seed.
-pub type PlayerFactory<P = Position> = Arc<dyn Fn(u64) -> Box<dyn Player<P>> + Send + Sync>;
+pub type PlayerFactory<P> = Arc<dyn Fn(u64) -> Box<dyn Player<P>> + Send + Sync>;
 
 impl PlayerSpec {
     /// Parse `kind[:opt=val,...]`, `net:PATH[,opt=val,...]` or
@@ -462,6 +461,7 @@ pub fn split_player_list(list: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::damone::Position;
 
     /// The movetimes `damone rate` writes (`12.6ms`) read back, as whole
     /// milliseconds do; nonsense is refused by name.

@@ -3,7 +3,7 @@
 //! parallel, game records, standings and Elo ratings.
 
 use super::spec::PlayerFactory;
-use crate::game::{to_pdn, DrawRules, Game, GamePosition, Outcome, PdnHeaders, Position, Variant};
+use crate::game::{to_pdn, DrawRules, Game, GamePosition, Outcome, PdnHeaders};
 use crate::util::elo::{mle_ratings, score_interval};
 use crate::util::{atomic_write, derive_seed, rng_stream};
 use rand::Rng as _;
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// How games are set up.
 #[derive(Clone, Debug)]
-pub struct MatchSettings<P: GamePosition = Position> {
+pub struct MatchSettings<P: GamePosition> {
     /// Games per pairing (two per opening: one with each colour).
     pub games_per_pair: u32,
     /// Master seed: openings and players' random streams come from it.
@@ -28,13 +28,6 @@ pub struct MatchSettings<P: GamePosition = Position> {
     /// Opening positions (`--openings FILE`); when not empty, opening k is
     /// position k modulo their number and no random plies are played.
     pub openings: Vec<P>,
-}
-
-impl MatchSettings<Position> {
-    /// Damone's settings for a variant's start.
-    pub fn new(variant: Variant) -> Self {
-        MatchSettings::from_start(Position::start(variant))
-    }
 }
 
 impl<P: GamePosition> MatchSettings<P> {
@@ -208,12 +201,13 @@ pub fn play_out<P: GamePosition>(
 }
 
 /// Run the tasks in parallel on all cores; records come back in task order.
+/// `on_game` hears of each game as it ends (a progress bar, a log).
 pub fn run_games<P: GamePosition>(
     tasks: &[GameTask],
     names: &[String],
     factories: &[PlayerFactory<P>],
     s: &MatchSettings<P>,
-    progress: &indicatif::ProgressBar,
+    on_game: &(dyn Fn(&GameRecord) + Sync),
 ) -> Vec<GameRecord> {
     tasks
         .par_iter()
@@ -236,8 +230,7 @@ pub fn run_games<P: GamePosition>(
                 ..Default::default()
             };
             let pdn = to_pdn(&game, Some(&outcome), &headers);
-            progress.inc(1);
-            GameRecord {
+            let record = GameRecord {
                 game: t.index + 1,
                 white: names[t.white].clone(),
                 black: names[t.black].clone(),
@@ -251,7 +244,9 @@ pub fn run_games<P: GamePosition>(
                 black_idx: t.black,
                 pdn,
                 outcome: Some(outcome),
-            }
+            };
+            on_game(&record);
+            record
         })
         .collect()
 }
@@ -324,7 +319,7 @@ pub fn run_sprt<P: GamePosition>(
     s: &MatchSettings<P>,
     sprt: &super::Sprt,
     chunk: usize,
-    progress: &indicatif::ProgressBar,
+    on_game: &(dyn Fn(&GameRecord) + Sync),
 ) -> (Vec<GameRecord>, SprtOutcome) {
     let chunk = chunk.max(2).div_ceil(2) * 2;
     let mut records = Vec::new();
@@ -336,7 +331,7 @@ pub fn run_sprt<P: GamePosition>(
         decision: None,
     };
     for part in tasks.chunks(chunk) {
-        records.extend(run_games(part, names, factories, s, progress));
+        records.extend(run_games(part, names, factories, s, on_game));
         (o.wins, o.draws, o.losses) = tally(&records, 0);
         o.llr = sprt.llr(o.wins, o.draws, o.losses);
         o.decision = sprt.decide(o.wins, o.draws, o.losses);

@@ -5,7 +5,7 @@
 //! [`Player`](super::Player)) stays with the front end, which decides when
 //! and where it searches.
 
-use crate::game::{to_pdn, Color, DrawRules, Game, GamePosition, Outcome, PdnHeaders, Position};
+use crate::game::{to_pdn, Color, DrawRules, Game, GamePosition, Outcome, PdnHeaders};
 
 /// A person's colour from its name: `white`/`w` or `black`/`b`.
 pub fn parse_color(text: &str) -> Result<Color, String> {
@@ -21,7 +21,7 @@ pub fn parse_color(text: &str) -> Result<Color, String> {
 
 /// A game of a person against an engine.
 #[derive(Clone, Debug)]
-pub struct VersusGame<P: GamePosition = Position> {
+pub struct VersusGame<P: GamePosition> {
     game: Game<P>,
     human: Color,
     opponent: String,
@@ -134,9 +134,9 @@ impl<P: GamePosition> VersusGame<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Variant;
+    use crate::game::damone::{Position, Variant};
 
-    fn start(human: Color) -> VersusGame {
+    fn start(human: Color) -> VersusGame<Position> {
         VersusGame::new(
             Position::start(Variant::Standard),
             DrawRules::default(),

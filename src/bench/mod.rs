@@ -14,7 +14,7 @@ use crate::data::Sample;
 use crate::game::{perft, DrawRules, Game, GameId, GameKind, GamePosition};
 use crate::mcts::{search, EvalRequest, Evaluator, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
 use crate::net::{
-    bench_games_from, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
+    bench_games, planes_tensor, ComputeDevice, ConvAlgorithm, DeviceChoice, FastNet, ModelConfig, Net,
     NetEvaluator, Observation,
 };
 use crate::train::{bench_samples, TrainParams, Trainer};
@@ -331,7 +331,7 @@ struct Setting {
 
 fn bench_inputs<P: crate::run::RunGame>(cfg: &NetBenchConfig) -> BenchInputs<P> {
     let max_batch = cfg.batches.iter().copied().max().unwrap_or(1);
-    let games = bench_games_from(P::start(Default::default()), max_batch, 1);
+    let games = bench_games(P::start(Default::default()), max_batch, 1);
     let moves: Vec<Vec<P::Move>> = games.iter().map(|g| g.position().legal_moves()).collect();
     let observations = games
         .iter()

@@ -10,7 +10,7 @@ use super::bench_positions;
 use crate::arena::{AlphaBeta, Limits, MctsPlayer, Player as _};
 use crate::game::{DrawRules, Game, GameKind};
 use crate::mcts::SearchParams;
-use crate::net::{bench_games_from, Net, NetEvaluator};
+use crate::net::{bench_games, Net, NetEvaluator};
 use crate::util::rng_stream;
 use std::sync::Arc;
 use std::time::Instant;
@@ -66,7 +66,7 @@ fn threads_of<P: crate::run::RunGame>(
     cfg: &ThreadsBenchConfig,
     report: &mut dyn FnMut(ThreadsFigure),
 ) -> Result<(), String> {
-    let games = bench_games_from(P::start(Default::default()), cfg.positions + 1, 1);
+    let games = bench_games(P::start(Default::default()), cfg.positions + 1, 1);
     let mut pools = Vec::new();
     for &t in &cfg.threads {
         pools.push(match t {

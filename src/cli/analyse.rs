@@ -25,8 +25,7 @@ pub struct AnalyseArgs {
     /// The game; default: the player network's game, else the first game.
     #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", help = damone::game::registry::variant_help())]
     pub variant: String,
     /// Simulations (default: the player's own budget; not for alpha-beta).
     #[arg(long, conflicts_with = "movetime")]

@@ -34,8 +34,7 @@ pub struct ArenaOpts {
     /// The game; default: the network players' game, else the first game.
     #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", help = damone::game::registry::variant_help())]
     pub variant: String,
     /// Custom start position (FEN), played under the variant's rules.
     #[arg(long)]
@@ -167,10 +166,10 @@ fn run_game<P: RunGame>(
     let pb = progress_bar(tasks.len() as u64, "games", o.quiet);
     let t = Instant::now();
     let play = || match sprt {
-        None => (run_games(&tasks, &names, &factories, &s, &pb), None),
+        None => (run_games(&tasks, &names, &factories, &s, &|_| pb.inc(1)), None),
         Some(t) => {
             let chunk = 2 * rayon::current_num_threads();
-            let (r, v) = run_sprt(&tasks, &names, &factories, &s, t, chunk, &pb);
+            let (r, v) = run_sprt(&tasks, &names, &factories, &s, t, chunk, &|_| pb.inc(1));
             (r, Some(v))
         }
     };

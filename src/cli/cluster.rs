@@ -148,7 +148,7 @@ pub fn run_learner_cmd(a: LearnerArgs) -> Result<()> {
     stop_on_signals(&stop).context("cannot handle stop signals")?;
     let store = a.store.open_waiting(&stop)?;
     let name = store.name().to_string();
-    let game = Learner::game_to_open(&store, a.config.as_deref(), &a.sets)
+    let game = damone::cluster::learner::learner_game(&store, a.config.as_deref(), &a.sets)
         .with_context(|| format!("learner on {name}"))?;
     damone::with_game!(game.kind()?, P => learn::<P>(&a, store, stop))
 }

@@ -18,9 +18,8 @@ pub struct EngineArgs {
     /// The game; default: the player network's game, else the first game.
     #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
-    /// Rules variant for `position startpos` and FENs: standard, or for
-    /// Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard",
+          help = format!("{} (for `position startpos` and FENs)", damone::game::registry::variant_help()))]
     pub variant: String,
     #[command(flatten)]
     pub device: super::DeviceOpt,

@@ -19,8 +19,7 @@ pub struct PerftArgs {
     fen: Option<String>,
     #[command(flatten)]
     game: GameOpt,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", help = damone::game::registry::variant_help())]
     variant: String,
     /// Also print the leaf count under each root move at the deepest depth.
     #[arg(long)]
@@ -38,8 +37,7 @@ pub struct MovesArgs {
     fen: Option<String>,
     #[command(flatten)]
     game: GameOpt,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", help = damone::game::registry::variant_help())]
     variant: String,
 }
 

@@ -28,8 +28,7 @@ pub struct PlayArgs {
     /// The game; default: the opponent network's game, else the first game.
     #[arg(long, value_parser = super::game_arg())]
     pub game: Option<GameKind>,
-    /// Rules variant: standard, or for Damone damone-hunt or three-damas.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", help = damone::game::registry::variant_help())]
     pub variant: String,
     /// Start position (FEN).
     #[arg(long)]

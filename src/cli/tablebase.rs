@@ -181,7 +181,7 @@ fn convert<P: RunGame>(a: &ConvertArgs) -> Result<()> {
     let players = [open(&a.player)?, open(&a.opponent)?];
     let pb = progress_bar(positions.len() as u64, "won positions", a.quiet);
     let names = [a.player.clone(), a.opponent.clone()];
-    let c = play_won_positions(&positions, players, names, tb.limit(), a.seed, &pb);
+    let c = play_won_positions(&positions, players, names, tb.limit(), a.seed, &|_| pb.inc(1));
     pb.finish_and_clear();
     for fen in &c.missed {
         println!("not won: {fen}");

@@ -53,7 +53,7 @@ pub fn run_train(mut a: TrainArgs) -> Result<()> {
     } else {
         Start::New
     };
-    let game = Run::game_to_open(a.config.as_deref(), &a.sets, &start)?;
+    let game = damone::run::run_game(a.config.as_deref(), &a.sets, &start)?;
     damone::with_game!(game.kind()?, P => train::<P>(&a, start))
 }
 

@@ -8,7 +8,7 @@ use super::protocol::{
 use super::store::{Created, Store};
 use super::DistError;
 use crate::data::ReplayWindow;
-use crate::game::{GameId, Position};
+use crate::game::GameId;
 use crate::mcts::ExactValues;
 use crate::net::ComputeDevice;
 use crate::run::{check_resumable, config_exact_values, table_samples, RunConfig, RunGame};
@@ -57,7 +57,7 @@ pub enum LearnerEvent {
 }
 
 /// A learner bound to a store (see the module docs).
-pub struct Learner<P: RunGame = Position> {
+pub struct Learner<P: RunGame> {
     store: Store,
     cfg: RunConfig,
     compute: ComputeDevice,
@@ -155,21 +155,20 @@ pub fn store_game(store: &Store) -> Result<GameId, DistError> {
     })
 }
 
-impl Learner<Position> {
-    /// The game of the learner [`Learner::open_run`] would open: the
-    /// store's run's, or the new run's config's.
-    pub fn game_to_open(
-        store: &Store,
-        config: Option<&std::path::Path>,
-        sets: &[String],
-    ) -> Result<GameId, DistError> {
-        if store_config(store)?.is_some() {
-            return store_game(store);
-        }
-        Ok(RunConfig::load(config, sets)
-            .map_err(|e| DistError::Config(e.to_string()))?
-            .game)
+/// The game of the learner [`Learner::open_run`] would open: the store's
+/// run's, or the new run's config's (so that the caller can open it with
+/// the game's type, e.g. with `with_game!` on its [`GameId::kind`]).
+pub fn learner_game(
+    store: &Store,
+    config: Option<&std::path::Path>,
+    sets: &[String],
+) -> Result<GameId, DistError> {
+    if store_config(store)?.is_some() {
+        return store_game(store);
     }
+    Ok(RunConfig::load(config, sets)
+        .map_err(|e| DistError::Config(e.to_string()))?
+        .game)
 }
 
 impl<P: RunGame> Learner<P> {

@@ -28,7 +28,7 @@
 //! 0 used, 1 stale, 2 corrupt), then the SHA-256 of everything before.
 
 use crate::data::{read_sample, write_sample, Sample, SampleLayout};
-use crate::game::{GamePosition, Position};
+use crate::game::GamePosition;
 use crate::net::ENCODING_VERSION;
 use crate::util::bin::{BinError, Reader, Writer};
 use serde::{Deserialize, Serialize};
@@ -148,7 +148,7 @@ impl ModelRecord {
 
 /// The games of one actor under one model.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shard<P: GamePosition = Position> {
+pub struct Shard<P: GamePosition> {
     /// The version of the model that played the games.
     pub model_version: u64,
     /// The actor's name.

@@ -22,7 +22,7 @@
 //! refused by name.
 
 use crate::game::interface::variant_from_code;
-use crate::game::{Color, GamePosition, Position};
+use crate::game::{Color, GamePosition};
 use crate::mcts::{ExactPosition, ExactValues, Wdl};
 use crate::net::{policy_indices, Board, ENCODING_VERSION};
 use crate::util::bin::{BinError, Reader, Writer};
@@ -86,7 +86,7 @@ impl AuxTargets {
 
 /// One training sample of a game (Damone by default).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sample<P: GamePosition = Position> {
+pub struct Sample<P: GamePosition> {
     /// The position (side to move = the player the targets are for).
     pub pos: P,
     /// The position had occurred before in its game.
@@ -251,7 +251,7 @@ pub fn exact_samples<P: Board>(values: &dyn ExactValues<P>, count: usize, rng: &
 
 /// A bounded window of the most recent samples.
 #[derive(Clone, Debug)]
-pub struct ReplayWindow<P: GamePosition = Position> {
+pub struct ReplayWindow<P: GamePosition> {
     samples: VecDeque<Sample<P>>,
     capacity: usize,
     /// Samples ever added.
@@ -395,7 +395,7 @@ impl<P: crate::net::Board> ReplayWindow<P> {
 }
 
 /// Draws batches from a window ([`ReplayWindow::batches`]).
-pub struct Batches<'a, P: GamePosition = Position> {
+pub struct Batches<'a, P: GamePosition> {
     window: &'a ReplayWindow<P>,
     /// Running sums of the samples' weights (empty: uniform).
     cumulative: Vec<f64>,
@@ -420,7 +420,7 @@ impl<'a, P: GamePosition> Batches<'a, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Variant;
+    use crate::game::damone::{Position, Variant};
 
     #[test]
     fn round_trip_and_errors() {
@@ -516,7 +516,7 @@ mod tests {
 
     /// A window file of `version` holding `sample` written with its last
     /// `cut` bytes (the fields that version lacks) removed.
-    fn old_file(version: u32, sample: &Sample, cut: usize) -> Vec<u8> {
+    fn old_file(version: u32, sample: &Sample<Position>, cut: usize) -> Vec<u8> {
         let mut one = Writer::new();
         write_sample(&mut one, sample);
         let one = one.finish();

@@ -97,7 +97,11 @@ fn legend<P: GamePosition>(ascii: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{dameo, italian, Position, Variant};
+    use crate::game::{
+        dameo,
+        damone::{Position, Variant},
+        italian,
+    };
 
     #[test]
     fn each_game_draws_its_board_in_its_own_notation() {

@@ -2,7 +2,7 @@
 //! search, self-play, notation, the front ends) may ask of a game.
 //!
 //! A game is its position type: [`GamePosition`] is implemented by
-//! [`crate::game::Position`] (Damone) and [`crate::game::italian::Position`]
+//! [`crate::game::damone::Position`] (Damone) and [`crate::game::italian::Position`]
 //! (Italian draughts). Code that must be fast is generic over it
 //! (`perft::<P>`, monomorphised, no virtual calls); code that starts from a
 //! name (a config's `game` key, `--game`) matches on [`GameKind`] once and
@@ -93,6 +93,8 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     fn variant_of_code(code: u8) -> Option<Self::Variant>;
     /// A variant's name, as `variant_named` reads it.
     fn variant_name(variant: Self::Variant) -> &'static str;
+    /// Every variant's name, `standard` first (for help texts).
+    const VARIANT_NAMES: &'static [&'static str] = &["standard"];
     /// The variant of this name (every game has `standard`); the error is
     /// one line naming the game's variants.
     fn variant_named(name: &str) -> Result<Self::Variant, String>;
@@ -147,8 +149,11 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
         None
     }
     /// True when the side to move has a capture (the tactical check
-    /// follows capture exchanges to their end).
-    fn has_capture(&self) -> bool;
+    /// follows capture exchanges to their end); a game without captures
+    /// keeps the default, `false`.
+    fn has_capture(&self) -> bool {
+        false
+    }
     /// Play a legal move; true when it was irreversible (no earlier
     /// position can recur after it).
     fn play_unchecked(&mut self, m: &Self::Move) -> bool;
@@ -172,11 +177,20 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
 
     /// `c`'s pieces minus the opponent's, scaled into about [-1, 1]: the
     /// material measure of the network's auxiliary target and the search's
-    /// material utility.
-    fn piece_balance(&self, c: Color) -> f32;
+    /// material utility. A game without material keeps the default, 0 (the
+    /// target then teaches nothing; turn `model.aux_heads` off).
+    fn piece_balance(&self, c: Color) -> f32 {
+        let _ = c;
+        0.0
+    }
     /// `c`'s material in conventional units (a man is 100): the baseline
-    /// evaluation and the tactical check count material this way.
-    fn material(&self, c: Color) -> i32;
+    /// evaluation and the tactical check count material this way. A game
+    /// without material keeps the default, 0 (the tactical check then
+    /// finds nothing to win; set `search.tactics_margin = 0`).
+    fn material(&self, c: Color) -> i32 {
+        let _ = c;
+        0
+    }
 
     /// The positions `damone bench` measures: setup strings of the
     /// standard variant (the start and a few middle games or endings),

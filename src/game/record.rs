@@ -1,9 +1,9 @@
 //! A game in progress, of any game: the current position, the repetition
 //! history and the end-of-game rules (no legal move, a result the rules
-//! give first such as lost Damones in `damone-hunt`, repetition, the
-//! no-progress limit, the length cap).
+//! give first, a win or a draw the game names, such as lost Damones in
+//! Damone's `damone-hunt`; repetition, the no-progress limit, the length
+//! cap).
 
-use super::damone::{Position, Variant};
 use super::interface::GamePosition;
 use super::types::Color;
 use serde::{Deserialize, Serialize};
@@ -39,12 +39,14 @@ impl Default for DrawRules {
 }
 
 /// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum EndReason {
     /// The loser had no legal move (no pieces or all blocked).
     NoMoves,
-    /// `damone-hunt`: the loser has no Damone left.
-    DamoneLost,
+    /// A result the rules give ([`GamePosition::decided`]), a win or a
+    /// draw, by the name the game gives it (Damone's `damone-hunt`: a side
+    /// with no Damone left has lost, `damone_lost`).
+    Rules(&'static str),
     /// The same position for the third time (the game's `REPETITION_DRAW`).
     Repetition,
     /// The no-capture/no-promotion limit was reached.
@@ -63,7 +65,7 @@ impl EndReason {
     pub fn name(self) -> &'static str {
         match self {
             EndReason::NoMoves => "no_moves",
-            EndReason::DamoneLost => "damone_lost",
+            EndReason::Rules(name) => name,
             EndReason::Repetition => "repetition",
             EndReason::NoProgress => "no_progress",
             EndReason::MaxPlies => "max_plies",
@@ -74,7 +76,7 @@ impl EndReason {
 }
 
 /// The result of a finished game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Outcome {
     /// The winner, or `None` for a draw.
     pub winner: Option<Color>,
@@ -126,7 +128,7 @@ pub struct IllegalMove {
 /// A game of any [`GamePosition`]: start position, moves played, current
 /// position and the history of hashes needed for repetition.
 #[derive(Clone, Debug)]
-pub struct Game<P: GamePosition = Position> {
+pub struct Game<P: GamePosition> {
     start: P,
     pos: P,
     rules: DrawRules,
@@ -136,13 +138,6 @@ pub struct Game<P: GamePosition = Position> {
     resigned: Option<Color>,
     /// Plies played before `start` (non-zero for a detached copy).
     ply_offset: usize,
-}
-
-impl Game<Position> {
-    /// A new Damone game from a variant's standard start.
-    pub fn from_variant(v: Variant, rules: DrawRules) -> Game {
-        Game::new(Position::start(v), rules)
-    }
 }
 
 impl<P: GamePosition> Game<P> {

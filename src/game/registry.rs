@@ -11,9 +11,10 @@
 //! implements names its own; [`GameId::kind`] is the list's game of an id,
 //! where a front end dispatches on it.
 //!
-//! Damone's module is private to the crate (its items are re-exported at
-//! [`crate::game`], so that `use damone::game::*` brings no module named
-//! like the crate into scope); the other games' are public.
+//! Each game's module is public beside the others (`game::damone`,
+//! `game::italian`, `game::dameo`); a downstream crate that glob-imports
+//! `damone::game::*` brings the module `damone` into scope, and names the
+//! crate `::damone` there.
 //!
 //! An entry is the `GameKind` variant, the game's name and title, its position type
 //! (implementing [`GamePosition`](super::GamePosition) and the traits of
@@ -41,7 +42,7 @@ macro_rules! game_list {
     };
     (@list $($callback:tt)::+ { $($args:tt)* }) => {
         $($callback)::+! { { $($args)* }
-            Damone "damone" "Damone" $crate::game::Position,
+            Damone "damone" "Damone" $crate::game::damone::Position,
                 "Damone, the three-rank variant (docs/rules.md).",
             Italian "italian" "Italian draughts" $crate::game::italian::Position,
                 "Italian draughts as the Italian federation plays it (docs/rules-italian.md).",
@@ -279,6 +280,27 @@ impl<'de> serde::Deserialize<'de> for GameId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GameId, D::Error> {
         let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
         GameId::named(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+impl GameKind {
+    /// The game's rule variants by name, `standard` first.
+    pub fn variant_names(self) -> &'static [&'static str] {
+        crate::with_game!(self, P => <P as crate::game::GamePosition>::VARIANT_NAMES)
+    }
+}
+
+/// The help of a `--variant` option, from the list of games: `standard`,
+/// and each game's others (`for damone also damone-hunt or three-damas`).
+pub fn variant_help() -> String {
+    let others: Vec<String> = GameKind::ALL
+        .iter()
+        .filter(|k| k.variant_names().len() > 1)
+        .map(|k| format!("for {} also {}", k.name(), k.variant_names()[1..].join(" or ")))
+        .collect();
+    match others.is_empty() {
+        true => "Rules variant: standard".to_string(),
+        false => format!("Rules variant: standard, or {}", others.join("; ")),
     }
 }
 

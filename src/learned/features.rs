@@ -112,7 +112,7 @@ pub fn reflect(planes: &Planes) -> Planes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{GamePosition, Position};
+    use crate::game::{damone::Position, GamePosition};
 
     #[test]
     fn views_mirror_each_other() {

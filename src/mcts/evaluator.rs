@@ -2,14 +2,14 @@
 //! [`EvalCache`], an evaluation cache for a deterministic one.
 
 use super::wdl::Wdl;
-use crate::game::{Game, GamePosition, Position};
+use crate::game::{Game, GamePosition};
 use crate::util::Rng;
 use rand::Rng as _;
 use std::collections::HashMap;
 
 /// One position to evaluate: the game (for repetition and counters) and its
 /// legal moves, in the order the priors must follow.
-pub struct EvalRequest<'a, P: GamePosition = Position> {
+pub struct EvalRequest<'a, P: GamePosition> {
     /// The game at the position (its history gives the repetition planes).
     pub game: &'a Game<P>,
     /// The position's legal moves, in the order the priors must follow.
@@ -32,7 +32,7 @@ pub struct Evaluation {
 
 /// Evaluates batches of positions. Implementations must return one
 /// [`Evaluation`] per request, in order.
-pub trait Evaluator<P: GamePosition = Position> {
+pub trait Evaluator<P: GamePosition> {
     /// One evaluation per request of `batch`, in order.
     fn evaluate(&mut self, batch: &[EvalRequest<'_, P>]) -> Vec<Evaluation>;
 }
@@ -146,7 +146,7 @@ impl<P: GamePosition> CacheKey<P> {
 /// answer. [Clear](EvalCache::clear) it whenever the evaluator changes (new
 /// weights).
 #[derive(Clone, Debug)]
-pub struct EvalCache<P: GamePosition = Position> {
+pub struct EvalCache<P: GamePosition> {
     table: Vec<Option<(CacheKey<P>, Evaluation)>>,
     /// Positions asked for.
     pub lookups: u64,

@@ -4,7 +4,7 @@
 
 use super::tree::{Node, State, Tree};
 use super::wdl::Wdl;
-use crate::game::{GamePosition, Move};
+use crate::game::{damone::Move, GamePosition};
 use rand::Rng as _;
 
 /// The outcome of a search: statistics of the root moves, the training

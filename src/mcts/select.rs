@@ -10,11 +10,11 @@ use super::evaluator::Evaluation;
 use super::params::SearchAlgorithm;
 use super::tree::{search_value, wdl_search_value, Edge, Node, State, Tree, NO_NODE};
 use super::wdl::Wdl;
-use crate::game::{Game, GamePosition, Position};
+use crate::game::{Game, GamePosition};
 
 /// A leaf waiting for evaluation: its game and legal moves, and the path of
 /// nodes from the root to it.
-pub struct Leaf<P: GamePosition = Position> {
+pub struct Leaf<P: GamePosition> {
     /// The game at the leaf.
     pub game: Game<P>,
     /// The leaf's legal moves.
@@ -26,7 +26,7 @@ pub struct Leaf<P: GamePosition = Position> {
 }
 
 /// What one selection step produced.
-pub enum Selection<P: GamePosition = Position> {
+pub enum Selection<P: GamePosition> {
     /// A leaf to evaluate (pass the evaluation to [`Tree::apply`]).
     NeedsEval(Leaf<P>),
     /// The simulation ended in a known (terminal) node and is backed up.

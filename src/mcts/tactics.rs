@@ -19,7 +19,7 @@
 //! leaves, each leaf's captures played out as above), so that a move
 //! walking into a combination two moves deep is left out too.
 
-use crate::game::{GamePosition, Position};
+use crate::game::GamePosition;
 
 /// A side with no legal move has lost: worth more than any material.
 const NO_MOVES: i32 = 100_000;
@@ -34,7 +34,7 @@ const MAX_EXCHANGE: usize = 24;
 const INFINITY: i32 = 4 * NO_MOVES;
 
 /// Scratch move lists for one check, one per ply of the exchange.
-pub(super) struct Tactics<P: GamePosition = Position> {
+pub(super) struct Tactics<P: GamePosition> {
     bufs: Vec<Vec<P::Move>>,
 }
 
@@ -151,7 +151,10 @@ impl<P: GamePosition> Tactics<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{parse_move, DrawRules, Game, Variant};
+    use crate::game::{
+        damone::{parse_move, Position, Variant},
+        DrawRules, Game,
+    };
     use crate::mcts::{search, SearchAlgorithm, SearchParams, Tree, UniformEvaluator};
     use crate::util::rng_stream;
 

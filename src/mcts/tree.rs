@@ -11,7 +11,7 @@ use super::exact::ExactValues;
 use super::gumbel::GumbelRoot;
 use super::params::SearchParams;
 use super::wdl::{utility, Wdl};
-use crate::game::{Game, GamePosition, Position};
+use crate::game::{Game, GamePosition};
 use crate::util::Rng;
 use std::sync::Arc;
 
@@ -129,7 +129,7 @@ pub(super) struct Edge<M> {
 }
 
 /// One search tree over a game of any [`GamePosition`] (Damone by default).
-pub struct Tree<P: GamePosition = Position> {
+pub struct Tree<P: GamePosition> {
     pub(super) nodes: Vec<Node>,
     pub(super) edges: Vec<Edge<P::Move>>,
     pub(super) root: u32,

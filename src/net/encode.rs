@@ -300,7 +300,10 @@ pub fn reflect_index(board: BoardCells, idx: u16) -> u16 {
 mod tests {
     use super::*;
     use crate::game::grid::cell;
-    use crate::game::{DrawRules, GamePosition, Move, Position, Variant};
+    use crate::game::{
+        damone::{Move, Position, Variant},
+        DrawRules, GamePosition,
+    };
 
     /// A piece on dark square `i` lights cell `DARK_CELLS[i]` of the
     /// planes, the cell the bilinear policy head reads for square `i`.
@@ -331,7 +334,7 @@ mod tests {
 
     #[test]
     fn indices_are_distinct_and_reflect_consistently() {
-        let g = Game::from_variant(Variant::Standard, DrawRules::default());
+        let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
         let pos = *g.position();
         let moves = pos.legal_moves();
         let idx = policy_indices(&pos, &moves);
@@ -342,7 +345,7 @@ mod tests {
         // Reflecting the position and its moves gives the reflected indices,
         // by the dark board's formula and by the general path.
         let r = pos.reflect();
-        let rmoves: Vec<Move> = moves.iter().map(|m| m.map_squares(Square::reflect)).collect();
+        let rmoves: Vec<Move> = moves.iter().map(|m| m.map_cells(Square::reflect)).collect();
         let ridx = policy_indices(&r, &rmoves);
         for (a, b) in idx.iter().zip(&ridx) {
             assert_eq!(reflect_index(BoardCells::DARK, *a), *b);
@@ -392,7 +395,7 @@ mod tests {
     fn observations_follow_the_board_symmetries() {
         // Seen from either side, and reflected, a position gives the same
         // (reflected) observation, capture planes included.
-        let games = crate::net::bench_games(400, 7);
+        let games = crate::net::bench_games(crate::game::damone::Position::start(Default::default()), 400, 7);
         let mut with_captures = 0;
         for g in &games {
             let pos = *g.position();

@@ -274,16 +274,10 @@ impl<P: Board> Evaluator<P> for NetEvaluator {
     }
 }
 
-/// `count` games, each after a random playout of `i % 40` plies from the
-/// standard start (games that ended are skipped): a spread of real
-/// positions for benchmarks and tests of the network. Seeded.
-pub fn bench_games(count: usize, seed: u64) -> Vec<crate::game::Game> {
-    use crate::game::{GamePosition, Position, Variant};
-    bench_games_from(Position::start(Variant::Standard), count, seed)
-}
-
-/// [`bench_games`] of any game, from `start`.
-pub fn bench_games_from<P: crate::game::GamePosition>(
+/// `count` games, each after a random playout of `i % 40` plies from
+/// `start` (games that ended are skipped): a spread of real positions for
+/// benchmarks and tests of the network. Seeded.
+pub fn bench_games<P: crate::game::GamePosition>(
     start: P,
     count: usize,
     seed: u64,

@@ -49,7 +49,7 @@ pub fn play_won_positions<P: TableGame>(
     names: [String; 2],
     limit: u16,
     seed: u64,
-    progress: &indicatif::ProgressBar,
+    on_game: &(dyn Fn(&GameRecord) + Sync),
 ) -> Conversions {
     let mut settings = MatchSettings::<P>::from_start(P::start(Default::default()));
     settings.rules = DrawRules {
@@ -73,7 +73,7 @@ pub fn play_won_positions<P: TableGame>(
             }
         })
         .collect();
-    let records = run_games(&tasks, &names, &players, &settings, progress);
+    let records = run_games(&tasks, &names, &players, &settings, on_game);
     let (wins, draws, losses) = tally(&records, 0);
     let missed = records
         .iter()

@@ -7,14 +7,15 @@
 //!
 //! ```no_run
 //! use damone::arena::Player as _;
-//! use damone::game::{DrawRules, Game, Variant};
+//! use damone::game::damone::{Position, Variant};
+//! use damone::game::{DrawRules, Game, GamePosition};
 //! use damone::mcts::Budget;
 //! use damone::player::LoadedNet;
 //!
 //! let loaded = LoadedNet::load("my-player.dmp")?;
 //! let mut player = loaded.player("me", 1);
 //! player.set_budget(Some(Budget::Simulations(200)));
-//! let game = Game::from_variant(Variant::Standard, DrawRules::default());
+//! let game = Game::new(Position::start(Variant::Standard), DrawRules::default());
 //! let analysis = player.analyse(&game).expect("game not over");
 //! for line in analysis.lines.iter().take(3) {
 //!     println!("{} visits {} prior {:.2} q {:?}", line.mv, line.visits, line.prior, line.q);
@@ -420,7 +421,10 @@ impl LoadedNet {
 mod tests {
     use super::*;
     use crate::arena::Player as _;
-    use crate::game::{Game, GameKind, Variant};
+    use crate::game::{
+        damone::{Position, Variant},
+        Game, GameKind, GamePosition,
+    };
     use crate::mcts::Budget;
 
     #[test]
@@ -572,7 +576,7 @@ mod tests {
     fn analysis_lists_moves_and_is_deterministic() {
         let (h, net) = sample();
         let loaded = LoadedNet::new(h, net);
-        let g = Game::from_variant(Variant::Standard, DrawRules::default());
+        let g = Game::new(Position::start(Variant::Standard), DrawRules::default());
         let mut p = loaded.player("p", 1);
         assert!(p.set_budget(Some(Budget::Simulations(40))));
         let a = p.analyse(&g).unwrap();

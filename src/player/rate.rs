@@ -34,7 +34,7 @@ use crate::arena::tournament::{run_games, schedule};
 use crate::arena::{AlphaBeta, Limits, MatchSettings, Player, PlayerFactory};
 use crate::game::GamePosition;
 use crate::mcts::Budget;
-use crate::net::{bench_games_from, ComputeDevice, NetEvaluator};
+use crate::net::{bench_games, ComputeDevice, NetEvaluator};
 use crate::run::checkpoint::{CheckpointError, RunDir};
 use crate::run::RunGame;
 use crate::util::derive_seed;
@@ -207,7 +207,7 @@ pub fn time_per_move<P: RunGame>(
         .player_with::<P>("timing", net.header.search.for_play(sims), seed)
         .with_pool(pool);
     p.set_budget(Some(Budget::Simulations(sims)));
-    let games = bench_games_from(<P as GamePosition>::start(Default::default()), positions, seed);
+    let games = bench_games(<P as GamePosition>::start(Default::default()), positions, seed);
     // One move first: warm caches and lazy set-up out of the figure.
     p.choose(&games[0]);
     let t = Instant::now();
@@ -496,8 +496,7 @@ impl<P: RunGame> CheckpointRating<'_, P> {
     ) -> Result<(u32, u32, u32), RateError> {
         let one = crate::util::thread_pool(1).map_err(RateError::Invalid)?;
         let tasks = schedule(&[(0, 1)], &self.settings);
-        let progress = indicatif::ProgressBar::hidden();
-        let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &progress));
+        let records = one.install(|| run_games(&tasks, &names, &players, &self.settings, &|_| {}));
         for _ in &records {
             on(&RateEvent::Game);
         }

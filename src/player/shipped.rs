@@ -152,13 +152,7 @@ mod tests {
             s.games_per_pair = 4;
             let tasks = schedule(&[(0, 1)], &s);
             let names = [spec.clone(), "random".to_string()];
-            let records = run_games(
-                &tasks,
-                &names,
-                &[shipped, random],
-                &s,
-                &indicatif::ProgressBar::hidden(),
-            );
+            let records = run_games(&tasks, &names, &[shipped, random], &s, &|_| {});
             assert_eq!(tally(&records, 0), (4, 0, 0), "{spec} against random");
         }
         for kind in GameKind::ALL {
@@ -169,7 +163,7 @@ mod tests {
     /// Bad `shipped` specs are refused with one line naming what is wrong.
     #[test]
     fn bad_shipped_specs_are_refused_by_name() {
-        let err = |spec: &str| match crate::player::factory::<crate::game::Position>(spec) {
+        let err = |spec: &str| match crate::player::factory::<crate::game::damone::Position>(spec) {
             Ok(_) => panic!("{spec} was accepted"),
             Err(e) => e.to_string(),
         };

@@ -38,7 +38,7 @@ pub trait HubNotation: GamePosition {
     }
 }
 
-impl HubNotation for crate::game::Position {}
+impl HubNotation for crate::game::damone::Position {}
 impl HubNotation for dameo::Position {}
 
 /// A game on numbered squares with men and kings of two colours: what

@@ -50,7 +50,7 @@ use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{exact_samples, ReplayWindow, Sample};
-use crate::game::{GameId, Position, TableGame};
+use crate::game::{GameId, TableGame};
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
 use crate::net::{ComputeDevice, NetEvaluator, ENCODING_VERSION};
@@ -199,7 +199,7 @@ pub fn table_samples<P: RunGame>(
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
 
 /// A training run of a game (see the module docs; Damone by default).
-pub struct Run<P: RunGame = Position> {
+pub struct Run<P: RunGame> {
     cfg: RunConfig,
     dir: RunDir,
     start: P,
@@ -221,19 +221,16 @@ pub struct Run<P: RunGame = Position> {
     _lock: FolderLock,
 }
 
-impl Run<Position> {
-    /// The game of the run that [`Run::open_with`] would open: the
-    /// config's, or on resume the checkpoint's (so that the caller can
-    /// open it with the game's type, e.g. with `with_game!` on its
-    /// [`GameId::kind`]).
-    pub fn game_to_open(config: Option<&Path>, sets: &[String], start: &Start) -> Result<GameId, RunError> {
-        let cfg = RunConfig::load(config, &locating_sets(sets, start))?;
-        if let Start::Resume { from_intact, sets } = start {
-            let dir = RunDir::new(cfg.run_dir());
-            return Ok(checkpoint_for_resume(&dir, sets, *from_intact)?.config.game);
-        }
-        Ok(cfg.game)
+/// The game of the run that [`Run::open_with`] would open: the config's,
+/// or on resume the checkpoint's (so that the caller can open it with the
+/// game's type, e.g. with `with_game!` on its [`GameId::kind`]).
+pub fn run_game(config: Option<&Path>, sets: &[String], start: &Start) -> Result<GameId, RunError> {
+    let cfg = RunConfig::load(config, &locating_sets(sets, start))?;
+    if let Start::Resume { from_intact, sets } = start {
+        let dir = RunDir::new(cfg.run_dir());
+        return Ok(checkpoint_for_resume(&dir, sets, *from_intact)?.config.game);
     }
+    Ok(cfg.game)
 }
 
 /// The `--set`s that choose the run folder: all of them for a new run;

@@ -784,7 +784,7 @@ impl<P: super::RunGame> super::Run<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Position;
+    use crate::game::damone::Position;
 
     /// Small and fast settings: a few short games a round.
     fn tiny() -> SelfTrainConfig {

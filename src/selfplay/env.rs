@@ -2,13 +2,13 @@
 //! interface (observations, action masks, `step`), with seeded random
 //! opening plies at every reset.
 
-use crate::game::{DrawRules, EndReason, Game, GamePosition, Outcome, Position};
+use crate::game::{DrawRules, EndReason, Game, GamePosition, Outcome};
 use crate::util::{rng_stream, Rng};
 use rand::Rng as _;
 
 /// Turns games into network inputs and moves into action indices; supplied
 /// by the caller so that this module does not depend on the network.
-pub trait Encoder<P: GamePosition = Position> {
+pub trait Encoder<P: GamePosition> {
     /// Floats per observation.
     fn observation_len(&self) -> usize;
     /// Size of the action space.
@@ -21,7 +21,7 @@ pub trait Encoder<P: GamePosition = Position> {
 
 /// What one `step` returns.
 #[derive(Clone, Debug)]
-pub struct StepResult<P: GamePosition = Position> {
+pub struct StepResult<P: GamePosition> {
     /// Reward for the player who just moved: 1 win, -1 loss, 0 otherwise.
     pub rewards: Vec<f32>,
     /// The game ended with this step (and was reset).
@@ -55,7 +55,7 @@ pub enum EnvError {
 
 /// N games stepped together, each with its own seeded RNG (for the random
 /// opening plies played at every reset).
-pub struct VecEnv<P: GamePosition = Position> {
+pub struct VecEnv<P: GamePosition> {
     games: Vec<Game<P>>,
     moves: Vec<Vec<P::Move>>,
     rngs: Vec<Rng>,

@@ -152,12 +152,12 @@ fn read_game<P: GamePosition>(r: &mut Reader<'_>) -> Result<Game<P>, BinError> {
 mod tests {
     use super::*;
     use crate::data::{AuxTargets, Sample};
-    use crate::game::{Position, Variant};
+    use crate::game::damone::{Position, Variant};
     use crate::mcts::Wdl;
     use crate::selfplay::SelfPlayConfig;
 
     /// A driver of one game opened with `opening_plies` random plies.
-    fn driver(opening_plies: u32, seed: u64) -> SelfPlay {
+    fn driver(opening_plies: u32, seed: u64) -> SelfPlay<Position> {
         let cfg = SelfPlayConfig {
             parallel_games: 1,
             opening_plies,
@@ -171,7 +171,7 @@ mod tests {
         )
     }
 
-    fn sample(aux: bool) -> Sample {
+    fn sample(aux: bool) -> Sample<Position> {
         Sample {
             pos: Position::start(Variant::Standard),
             repeated: false,
@@ -192,7 +192,7 @@ mod tests {
     /// pending sample is written with its last `cut` bytes (the fields that
     /// version lacks) removed; version 1 has a side byte where later ones
     /// have the sample's ply.
-    fn old_file(sp: &SelfPlay, version: u32, s: &Sample, cut: usize) -> Vec<u8> {
+    fn old_file(sp: &SelfPlay<Position>, version: u32, s: &Sample<Position>, cut: usize) -> Vec<u8> {
         let mut one = Writer::new();
         write_sample(&mut one, s);
         let one = one.finish();
@@ -218,7 +218,7 @@ mod tests {
         let sp = driver(3, 7);
         let game = sp.games()[0].clone();
         assert_eq!(game.moves().len(), 3);
-        let check = |bytes: &[u8], s: &Sample, ply: Option<u32>| {
+        let check = |bytes: &[u8], s: &Sample<Position>, ply: Option<u32>| {
             // Another game than the file's, so that the restore shows.
             let mut back = driver(1, 8);
             back.restore(bytes).unwrap();

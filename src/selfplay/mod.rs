@@ -21,7 +21,7 @@
 //! iteration's seed, so a resumed run continues exactly.
 
 use crate::data::{AuxTargets, Sample};
-use crate::game::{Color, DrawRules, EndReason, Game, Outcome, Position};
+use crate::game::{Color, DrawRules, EndReason, Game, Outcome};
 use crate::mcts::{
     apply_all, evaluate_leaves, leaf_requests, take_leaves_all, EvalCache, Evaluator, ExactValues,
     SearchParams, Tree, Wdl,
@@ -259,7 +259,7 @@ struct Pending<P: Board> {
 
 /// The self-play driver: `parallel_games` games, each with its own tree,
 /// kept across iterations (see the module docs).
-pub struct SelfPlay<P: Board = Position> {
+pub struct SelfPlay<P: Board> {
     env: VecEnv<P>,
     slots: Vec<Slot<P>>,
     /// Finished games and their outcomes, kept when asked for

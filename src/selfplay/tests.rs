@@ -1,7 +1,10 @@
 //! Tests of the self-play driver.
 
 use super::*;
-use crate::game::{GamePosition, Variant};
+use crate::game::{
+    damone::{Position, Variant},
+    GamePosition,
+};
 
 /// The trees' work is spread over the pool's threads, each tree on one
 /// thread in order: the same samples on 1 thread as on 2.
@@ -39,7 +42,7 @@ fn samples_do_not_depend_on_the_number_of_threads() {
 /// position it was played in; the last ply has none.
 #[test]
 fn replies_are_the_next_ply_in_its_own_frame() {
-    let mut game = Game::from_variant(Variant::Standard, DrawRules::default());
+    let mut game = Game::new(Position::start(Variant::Standard), DrawRules::default());
     let mut positions = Vec::new();
     for k in 0..6 {
         positions.push(*game.position());

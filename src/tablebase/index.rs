@@ -299,7 +299,7 @@ fn colex_unrank(mut rank: u64, m: usize, cells: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{dameo, italian, Position};
+    use crate::game::{dameo, damone::Position, italian};
 
     #[test]
     fn colex_ranks_are_dense_and_round_trip() {

@@ -188,7 +188,7 @@ struct Table {
 }
 
 /// A set of tables of the game `P` sharing one no-progress limit.
-pub struct Tablebase<P: TableGame = crate::game::Position> {
+pub struct Tablebase<P: TableGame> {
     tables: HashMap<Material, Table>,
     limit: u16,
     /// The most pieces of any table here: a position with more is not

@@ -3,7 +3,11 @@
 //! out move by move.
 
 use super::*;
-use crate::game::{dameo, italian, GamePosition, Position, Variant};
+use crate::game::{
+    dameo,
+    damone::{Position, Variant},
+    italian, GamePosition,
+};
 use crate::util::rng_stream;
 use rand::Rng as _;
 use std::sync::OnceLock;
@@ -15,8 +19,8 @@ fn tmpdir(name: &str) -> PathBuf {
 }
 
 /// Every table of up to 3 pieces, built once for the tests (limit 80).
-fn three() -> &'static (Tablebase, PathBuf) {
-    static TB: OnceLock<(Tablebase, PathBuf)> = OnceLock::new();
+fn three() -> &'static (Tablebase<Position>, PathBuf) {
+    static TB: OnceLock<(Tablebase<Position>, PathBuf)> = OnceLock::new();
     TB.get_or_init(|| {
         let dir = tmpdir("three");
         let opts = BuildOptions {

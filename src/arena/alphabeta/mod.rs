@@ -38,7 +38,7 @@ mod search;
 use super::shared_table::{SharedTable, TtEntry, EXACT, LOWER, UPPER};
 use super::{Analysis, Player, Principal, SearchLimit};
 pub use crate::game::baseline::Baseline;
-use crate::game::{Game, Position};
+use crate::game::Game;
 use crate::learned::{AccumulatorStack, LearnedEval};
 use crate::mcts::{DecisiveOnly, ExactValues, Wdl};
 use crate::net::Board;
@@ -195,7 +195,7 @@ impl<P: Baseline + Board> LeafEval<P> for LearnedEval {
 /// several ([`AlphaBeta::with_threads`]: Lazy SMP, the threads sharing one
 /// transposition table), with the game's hand-written evaluation or
 /// another [`LeafEval`] ([`AlphaBeta::with_eval`]).
-pub struct AlphaBeta<P: Baseline = Position, E: LeafEval<P> = HandWritten> {
+pub struct AlphaBeta<P: Baseline, E: LeafEval<P> = HandWritten> {
     name: String,
     limits: Limits,
     default_limits: Limits,

@@ -19,7 +19,7 @@ mod position;
 pub mod tables;
 
 pub use notation::{cell_name, cell_of_name, SetupError};
-pub use position::{cells, Cells, Move, Position, MAX_JUMPS};
+pub use position::{cells, Cells, Dameo, Move, Position, MAX_JUMPS};
 
 #[cfg(test)]
 mod tests;

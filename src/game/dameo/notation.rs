@@ -6,32 +6,14 @@
 //! advanced one cell) and captures by every landing cell (`d4xd6xf6`, or
 //! `d4xf6` when that is unambiguous).
 
-use super::position::{Cells, Move, Position};
+use super::position::{Cells, Dameo, Move, Position};
+use crate::game::draughts::{parse_jump_move, MenKings, SetupNotation};
 use crate::game::interface::GamePosition;
-use crate::game::setup::{cut, split_setup, SetupFieldsError};
-use crate::game::types::DraughtsPiece as Piece;
 use crate::game::types::{parse_coords, Color};
 use crate::game::ParseMoveError;
 
-/// Why a setup string was refused; each variant names the bad field.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
-    /// The fields do not split (see [`SetupFieldsError`]).
-    #[error(transparent)]
-    Fields(#[from] SetupFieldsError),
-    /// A cell that does not read.
-    #[error("bad cell '{0}' (expected a cell a1..h8, K before a king, or a run along one rank like a1-h1)")]
-    BadCell(String),
-    /// A cell given twice.
-    #[error("cell {0} used twice")]
-    DoubledCell(String),
-    /// A man on the row it would have been promoted on.
-    #[error("a {0} man on {1}, its promotion row (it would be a king)")]
-    ManOnLastRow(&'static str, String),
-    /// A side with more than eighteen pieces.
-    #[error("{0} has {1} pieces (at most 18)")]
-    TooManyPieces(&'static str, u32),
-}
+/// Why a setup string was refused: the draughts kit's error.
+pub use crate::game::draughts::SetupError;
 
 /// A cell's name, `a1`..`h8`.
 pub fn cell_name(cell: usize) -> String {
@@ -43,50 +25,26 @@ pub fn cell_of_name(name: &str) -> Option<usize> {
     parse_coords(name.trim()).map(|(f, r)| (r * 8 + f) as usize)
 }
 
-/// The cells one token names: `K`-prefixed or not, a cell or a run of
-/// cells along one rank.
-fn read_token(tok: &str) -> Result<(bool, Vec<usize>), SetupError> {
-    let bad = || SetupError::BadCell(cut(tok));
-    let (king, body) = match tok.strip_prefix(['K', 'k']) {
-        Some(rest) => (true, rest),
-        None => (false, tok),
-    };
-    let cell = |t: &str| cell_of_name(t).ok_or_else(bad);
-    let list = match body.split_once('-') {
-        Some((a, b)) => {
-            let (a, b) = (cell(a)?, cell(b)?);
-            if a / 8 != b / 8 || a > b {
-                return Err(bad());
-            }
-            (a..=b).collect()
-        }
-        None => vec![cell(body)?],
-    };
-    Ok((king, list))
-}
-
-fn read_pieces(pos: &mut Position, color: Color, list: &str) -> Result<(), SetupError> {
-    if list.trim().is_empty() {
-        return Ok(());
+/// Setup strings list each side's men, then its kings, in cell order,
+/// three or more cells in a row along a rank as a run `a1-h1`.
+impl SetupNotation for Dameo {
+    const MAX_PIECES: u32 = 18;
+    const CELL_WORD: &'static str = "cell";
+    const TOKEN_HINT: &'static str = "a cell a1..h8, K before a king, or a run along one rank like a1-h1";
+    fn cell_name(cell: usize) -> String {
+        cell_name(cell)
     }
-    for tok in list.split(',').map(str::trim) {
-        let (king, list) = read_token(tok)?;
-        for cell in list {
-            if pos.piece_at(cell).is_some() {
-                return Err(SetupError::DoubledCell(cell_name(cell)));
-            }
-            let last_row = if color == Color::White {
-                cell >= 56
-            } else {
-                cell < 8
-            };
-            if !king && last_row {
-                return Err(SetupError::ManOnLastRow(color.name(), cell_name(cell)));
-            }
-            pos.put(cell, Piece { color, king });
-        }
+    fn cell_named(name: &str) -> Option<usize> {
+        cell_of_name(name)
     }
-    Ok(())
+    fn range(a: usize, b: usize) -> Option<Vec<usize>> {
+        (a / 8 == b / 8 && a <= b).then(|| (a..=b).collect())
+    }
+    fn piece_tokens(board: &MenKings<Dameo>, c: Color) -> Vec<String> {
+        let mut toks = tokens(board.men(c), "");
+        toks.extend(tokens(board.kings(c), "K"));
+        toks
+    }
 }
 
 /// The tokens of one side's pieces of one kind: runs of three or more
@@ -115,7 +73,7 @@ impl Position {
     /// The opponent's pieces a capture path passes over: each leg must run
     /// along a rank or a file; None otherwise.
     fn captured_along(&self, path: &[usize]) -> Option<Cells> {
-        let enemy = self.color_cells(self.side_to_move().opposite());
+        let enemy = self.color_bb(self.side_to_move().opposite());
         path.windows(2).try_fold(0, |acc, w| {
             let (a, b) = (w[0] as i32, w[1] as i32);
             let step = match (a / 8 == b / 8, a % 8 == b % 8) {
@@ -129,88 +87,22 @@ impl Position {
     }
 }
 
-/// Read a setup string: side to move, then each side's pieces, then an
-/// optional `H<n>` counter of reversible plies.
-pub(super) fn read_setup(text: &str) -> Result<Position, SetupError> {
-    let fields = split_setup(text)?;
-    let mut pos = Position::empty();
-    for c in [Color::White, Color::Black] {
-        read_pieces(&mut pos, c, fields.pieces[c.index()])?;
-        let n = pos.color_cells(c).count_ones();
-        if n > 18 {
-            return Err(SetupError::TooManyPieces(c.name(), n));
-        }
-    }
-    pos.set_reversible_plies(fields.counter);
-    pos.set_side(fields.side);
-    Ok(pos)
-}
-
-/// The setup string: each side's men, then its kings, in cell order;
-/// the `H` field only when the counter is not zero.
-pub(super) fn setup_text(pos: &Position) -> String {
-    let mut s = String::new();
-    s.push(pos.side_to_move().letter());
-    for c in [Color::White, Color::Black] {
-        s.push(':');
-        s.push(c.letter());
-        let mut toks = tokens(pos.men(c), "");
-        toks.extend(tokens(pos.kings(c), "K"));
-        s.push_str(&toks.join(","));
-    }
-    if pos.no_progress() > 0 {
-        s.push_str(&format!(":H{}", pos.no_progress()));
-    }
-    s
-}
-
 /// A move's full text: `c3-c4`, a line move `c1-c4`, or a capture's
 /// every landing cell (`d4xd6xf6`).
 pub(super) fn move_text(m: &Move) -> String {
-    let mut t = cell_name(m.from());
-    if !m.is_capture() {
-        t.push('-');
-        t.push_str(&cell_name(m.to()));
-    }
-    for c in m.landings() {
-        t.push('x');
-        t.push_str(&cell_name(c));
-    }
-    t
+    m.text(cell_name)
 }
 
 /// Read a move: `c3-c4`, a line move `c1-c4`, a capture's full path
 /// `d4xd6xf6`, or its start and end `d4xf6` when only one legal capture
 /// joins them.
 pub(super) fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
-    let t = text.trim();
-    let syntax = |why: &str| ParseMoveError::Syntax(t.to_string(), why.to_string());
-    let (is_capture, parts) = crate::game::notation::move_tokens(t)?;
-    let mut path = Vec::with_capacity(parts.len());
-    for p in &parts {
-        path.push(cell_of_name(p).ok_or_else(|| syntax(&format!("'{p}' is not a cell a1..h8")))?);
-    }
-    let legal = pos.legal_moves();
-    let names = || legal.iter().map(move_text).collect::<Vec<_>>();
-    let captured = if is_capture && path.len() > 2 {
-        Some(
-            pos.captured_along(&path)
-                .ok_or_else(|| ParseMoveError::Illegal(t.to_string(), names()))?,
-        )
-    } else {
-        None
-    };
-    let candidates: Vec<&Move> = legal
-        .iter()
-        .filter(|m| m.from() == path[0] && m.to() == path[path.len() - 1] && m.is_capture() == is_capture)
-        .filter(|m| captured.is_none_or(|c| m.captured() == c))
-        .collect();
-    match candidates.as_slice() {
-        [] => Err(ParseMoveError::Illegal(t.to_string(), names())),
-        [m] => Ok(**m),
-        many => Err(ParseMoveError::Ambiguous(
-            t.to_string(),
-            many.iter().map(|m| move_text(m)).collect(),
-        )),
-    }
+    let cell = |p: &str| cell_of_name(p).ok_or_else(|| format!("'{p}' is not a cell a1..h8"));
+    parse_jump_move(
+        text,
+        &pos.legal_moves(),
+        cell,
+        |path| pos.captured_along(path),
+        move_text,
+    )
 }

@@ -5,10 +5,11 @@
 //! and the majority rule); making moves.
 
 use super::notation::{self, SetupError};
+use crate::game::draughts::{read_setup, setup_text, zobrist_keys, JumpMove, MenKings, MenKingsGame};
 use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
+use crate::game::types::Color;
 use crate::game::types::DraughtsPiece as Piece;
-use crate::game::types::{splitmix, Color};
 use std::fmt;
 
 /// A set of cells, bit `rank * 8 + file`.
@@ -115,93 +116,42 @@ fn slide(cell: usize, d: usize, occupied: Cells) -> (Cells, usize) {
 
 pub use crate::game::grid::cells;
 
-/// A legal move. Two moves are equal when their start cell, end cell and
-/// captured set are equal (they lead to the same position); the landing
-/// path is kept for notation. A line move is its rear man's leap to the
-/// cell ahead of the line, which is the whole line advancing one cell.
-#[derive(Clone, Copy, Debug)]
-pub struct Move {
-    from: u8,
-    to: u8,
-    njumps: u8,
-    captured: Cells,
-    path: [u8; MAX_JUMPS],
-}
+/// A legal move (the kit's [`JumpMove`] on the 64 cells): two moves are
+/// one when their start cell, end cell and captured set are (they lead to
+/// the same position); the landing path is kept for notation. A line move
+/// is its rear man's leap to the cell ahead of the line, which is the whole
+/// line advancing one cell.
+pub type Move = JumpMove<usize, Cells, MAX_JUMPS>;
 
-crate::game::move_identity!(Move);
-
-impl Move {
-    fn quiet(from: usize, to: usize) -> Move {
-        Move {
-            from: from as u8,
-            to: to as u8,
-            njumps: 0,
-            captured: 0,
-            path: [0; MAX_JUMPS],
-        }
-    }
-    /// Start cell (0..64, `rank * 8 + file`).
-    #[inline]
-    pub fn from(&self) -> usize {
-        self.from as usize
-    }
-    /// End cell.
-    #[inline]
-    pub fn to(&self) -> usize {
-        self.to as usize
-    }
-    /// Cells of the captured pieces.
-    #[inline]
-    pub fn captured(&self) -> Cells {
-        self.captured
-    }
-    /// True for a capture.
-    #[inline]
-    pub fn is_capture(&self) -> bool {
-        self.captured != 0
-    }
-    /// Landing cells of a capture, in order (empty for a step or line move).
-    pub fn landings(&self) -> impl Iterator<Item = usize> + '_ {
-        self.path[..self.njumps as usize].iter().map(|&c| c as usize)
-    }
-}
-
-const fn build_zobrist() -> ([[[u64; 64]; 2]; 2], u64) {
-    let mut keys = [[[0u64; 64]; 2]; 2];
-    let mut state = 0xDA3E_0F2E_E11A_2000u64;
-    let mut i = 0;
-    while i < 256 {
-        let (next, v) = splitmix(state);
-        state = next;
-        keys[i / 128][(i / 64) % 2][i % 64] = v;
-        i += 1;
-    }
-    (keys, splitmix(state).1)
-}
-
-const ZOBRIST_ALL: ([[[u64; 64]; 2]; 2], u64) = build_zobrist();
-/// `ZOBRIST[colour][is_king][cell]`.
-static ZOBRIST: [[[u64; 64]; 2]; 2] = ZOBRIST_ALL.0;
-const ZOBRIST_SIDE: u64 = ZOBRIST_ALL.1;
-
-#[inline(always)]
-fn zkey(c: Color, king: bool, cell: usize) -> u64 {
-    ZOBRIST[c.index()][king as usize][cell]
-}
-
-/// A Dameo position.
+/// Dameo's board for the kit's [`MenKings`]: the 64 cells, its Zobrist
+/// keys and promotion rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    by_color: [Cells; 2],
-    kings: Cells,
-    side: Color,
-    reversible: u16,
-    hash: u64,
+pub struct Dameo;
+
+const ZOBRIST: ([u64; 256], u64) = zobrist_keys(0xDA3E_0F2E_E11A_2000);
+
+impl MenKingsGame for Dameo {
+    type Set = Cells;
+    type Cell = usize;
+    const PIECE_KEYS: &'static [u64] = &ZOBRIST.0;
+    const SIDE_KEY: u64 = ZOBRIST.1;
+    const PROMOTION: [Cells; 2] = PROMOTION_ROW;
 }
 
-impl std::hash::Hash for Position {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.hash.hash(h)
+/// A Dameo position: the kit's board of men and kings (its methods, `put`,
+/// `piece_at`, `men`, `kings`..., through `Deref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position(MenKings<Dameo>);
+
+impl std::ops::Deref for Position {
+    type Target = MenKings<Dameo>;
+    fn deref(&self) -> &MenKings<Dameo> {
+        &self.0
+    }
+}
+impl std::ops::DerefMut for Position {
+    fn deref_mut(&mut self) -> &mut MenKings<Dameo> {
+        &mut self.0
     }
 }
 
@@ -268,13 +218,7 @@ impl CaptureSearch<'_> {
             self.best = depth;
             self.out.clear();
         }
-        let m = Move {
-            from: self.from,
-            to: at as u8,
-            njumps: depth as u8,
-            captured,
-            path: self.path,
-        };
+        let m = Move::from_parts(self.from, at as u8, captured, self.path, depth as u8);
         if !self.out.contains(&m) {
             self.out.push(m);
         }
@@ -284,88 +228,7 @@ impl CaptureSearch<'_> {
 impl Position {
     /// An empty board, White to move.
     pub fn empty() -> Position {
-        Position {
-            by_color: [0; 2],
-            kings: 0,
-            side: Color::White,
-            reversible: 0,
-            hash: 0,
-        }
-    }
-
-    /// Put a piece on an empty cell (0..64).
-    pub fn put(&mut self, cell: usize, p: Piece) {
-        debug_assert!(self.piece_at(cell).is_none());
-        self.by_color[p.color.index()] |= 1 << cell;
-        if p.king {
-            self.kings |= 1 << cell;
-        }
-        self.hash ^= zkey(p.color, p.king, cell);
-    }
-
-    /// Set the side to move.
-    pub fn set_side(&mut self, c: Color) {
-        if self.side != c {
-            self.hash ^= ZOBRIST_SIDE;
-            self.side = c;
-        }
-    }
-
-    /// Set the counter of reversible plies.
-    pub fn set_reversible_plies(&mut self, n: u16) {
-        self.reversible = n;
-    }
-
-    /// The piece on a cell, if any.
-    pub fn piece_at(&self, cell: usize) -> Option<Piece> {
-        let bit = 1u64 << cell;
-        let color = if self.by_color[0] & bit != 0 {
-            Color::White
-        } else if self.by_color[1] & bit != 0 {
-            Color::Black
-        } else {
-            return None;
-        };
-        Some(Piece {
-            color,
-            king: self.kings & bit != 0,
-        })
-    }
-
-    /// `c`'s pieces.
-    #[inline]
-    pub fn color_cells(&self, c: Color) -> Cells {
-        self.by_color[c.index()]
-    }
-    /// `c`'s kings.
-    #[inline]
-    pub fn kings(&self, c: Color) -> Cells {
-        self.by_color[c.index()] & self.kings
-    }
-    /// `c`'s men.
-    #[inline]
-    pub fn men(&self, c: Color) -> Cells {
-        self.by_color[c.index()] & !self.kings
-    }
-    /// Every occupied cell.
-    #[inline]
-    pub fn occupied(&self) -> Cells {
-        self.by_color[0] | self.by_color[1]
-    }
-
-    /// The hash computed from scratch (equals `hash()`; for tests).
-    pub fn compute_hash(&self) -> u64 {
-        let mut h = if self.side == Color::Black {
-            ZOBRIST_SIDE
-        } else {
-            0
-        };
-        for c in [Color::White, Color::Black] {
-            for cell in cells(self.color_cells(c)) {
-                h ^= zkey(c, self.kings & (1 << cell) != 0, cell);
-            }
-        }
-        h
+        Position(MenKings::empty())
     }
 
     /// True when the side to move has a step or a king move (a line move
@@ -373,9 +236,9 @@ impl Position {
     /// next cell ahead empty, or a king with an empty neighbour.
     pub fn has_quiet_move(&self) -> bool {
         let empty = !self.occupied();
-        let men = self.men(self.side);
-        let kings = self.kings(self.side);
-        FORWARD[self.side.index()]
+        let men = self.men(self.side());
+        let kings = self.kings(self.side());
+        FORWARD[self.side().index()]
             .iter()
             .any(|&d| shift(empty, (d + 4) % 8) & men != 0)
             || (0..8).any(|d| shift(kings, d) & empty != 0)
@@ -384,10 +247,10 @@ impl Position {
     /// The number of steps, line moves and king moves the side to move
     /// has (its moves when it has no capture).
     pub fn quiet_move_count(&self) -> u32 {
-        let men = self.men(self.side);
+        let men = self.men(self.side());
         let empty = !self.occupied();
         let mut n = 0;
-        for d in FORWARD[self.side.index()] {
+        for d in FORWARD[self.side().index()] {
             let back = (d + 4) % 8;
             let mut movers = shift(empty, back) & men;
             while movers != 0 {
@@ -395,7 +258,7 @@ impl Position {
                 movers = shift(movers, back) & men;
             }
         }
-        for k in cells(self.kings(self.side)) {
+        for k in cells(self.kings(self.side())) {
             n += (0..8)
                 .map(|d| (slide(k, d, self.occupied()).0 & empty).count_ones())
                 .sum::<u32>();
@@ -407,16 +270,16 @@ impl Position {
     /// cell is empty steps there, and a man behind an unbroken line of
     /// its side's men leaps to the empty cell ahead of the line.
     fn gen_men_moves(&self, out: &mut Vec<Move>) {
-        let men = self.men(self.side);
+        let men = self.men(self.side());
         let empty = !self.occupied();
-        for d in FORWARD[self.side.index()] {
+        for d in FORWARD[self.side().index()] {
             let back = (d + 4) % 8;
             let mut movers = shift(empty, back) & men;
             let mut length = 1i32;
             while movers != 0 {
                 for from in cells(movers) {
                     let to = from as i32 + length * DELTA[d] as i32;
-                    out.push(Move::quiet(from, to as usize));
+                    out.push(Move::step(from, to as usize));
                 }
                 movers = shift(movers, back) & men;
                 length += 1;
@@ -428,30 +291,30 @@ impl Position {
     /// neighbour of the enemy's and the cell beyond it empty); its kings
     /// are not included.
     fn capturing_men(&self) -> Cells {
-        let enemy = self.color_cells(self.side.opposite());
+        let enemy = self.color_bb(self.side().opposite());
         let empty = !self.occupied();
         ORTHOGONAL.iter().fold(0, |found, &d| {
             let back = (d + 4) % 8;
-            found | (shift(shift(empty, back) & enemy, back) & self.men(self.side))
+            found | (shift(shift(empty, back) & enemy, back) & self.men(self.side()))
         })
     }
 
     /// The captures taking the most pieces into `out`: a search from each
     /// man with a first jump and from each king.
     fn gen_captures(&self, out: &mut Vec<Move>) {
-        let me = self.side;
+        let me = self.side();
         let mut search = CaptureSearch {
             from: 0,
             king: false,
             occupied: 0,
-            enemy: self.color_cells(me.opposite()),
+            enemy: self.color_bb(me.opposite()),
             best: 0,
             path: [0; MAX_JUMPS],
             out,
         };
         for from in cells(self.capturing_men() | self.kings(me)) {
             search.from = from as u8;
-            search.king = self.kings & (1 << from) != 0;
+            search.king = self.all_kings() & (1 << from) != 0;
             search.occupied = self.occupied() & !(1 << from);
             search.extend(from, 0, 0);
         }
@@ -513,26 +376,26 @@ impl GamePosition for Position {
         p
     }
     fn from_setup(text: &str, _: ()) -> Result<Self, SetupError> {
-        notation::read_setup(text)
+        read_setup(text).map(Position)
     }
     fn to_setup(&self) -> String {
-        notation::setup_text(self)
+        setup_text(&self.0)
     }
     fn variant(&self) {}
     /// The side to move.
     #[inline]
     fn side_to_move(&self) -> Color {
-        self.side
+        self.side()
     }
     /// The Zobrist hash of the pieces and the side to move.
     #[inline]
     fn hash_key(&self) -> u64 {
-        self.hash
+        self.0.hash()
     }
     /// Plies since the last man move or capture.
     #[inline]
     fn no_progress(&self) -> u16 {
-        self.reversible
+        self.0.no_progress()
     }
     /// Every legal move into `out` (cleared first): the captures taking
     /// the most pieces when there is a capture, otherwise every step,
@@ -545,10 +408,10 @@ impl GamePosition for Position {
         }
         self.gen_men_moves(out);
         let empty = !self.occupied();
-        for k in cells(self.kings(self.side)) {
+        for k in cells(self.kings(self.side())) {
             for d in 0..8 {
                 for to in cells(slide(k, d, self.occupied()).0 & empty) {
-                    out.push(Move::quiet(k, to));
+                    out.push(Move::step(k, to));
                 }
             }
         }
@@ -569,8 +432,8 @@ impl GamePosition for Position {
     }
     /// True when the side to move has a capture (and so must capture).
     fn has_capture(&self) -> bool {
-        let me = self.side;
-        let enemy = self.color_cells(me.opposite());
+        let me = self.side();
+        let enemy = self.color_bb(me.opposite());
         let empty = !self.occupied();
         if self.capturing_men() != 0 {
             return true;
@@ -588,32 +451,7 @@ impl GamePosition for Position {
     /// Play a legal move; true when it was irreversible (a man moved or
     /// something was captured).
     fn play_unchecked(&mut self, m: &Move) -> bool {
-        let me = self.side;
-        let them = me.opposite();
-        let (from, to) = (m.from(), m.to());
-        let king = self.kings & (1 << from) != 0;
-        self.by_color[me.index()] &= !(1 << from);
-        self.kings &= !(1 << from);
-        self.hash ^= zkey(me, king, from);
-        for cell in cells(m.captured) {
-            self.hash ^= zkey(them, self.kings & (1 << cell) != 0, cell);
-        }
-        self.by_color[them.index()] &= !m.captured;
-        self.kings &= !m.captured;
-        let promoted = king || PROMOTION_ROW[me.index()] & (1 << to) != 0;
-        self.by_color[me.index()] |= 1 << to;
-        if promoted {
-            self.kings |= 1 << to;
-        }
-        self.hash ^= zkey(me, promoted, to) ^ ZOBRIST_SIDE;
-        self.side = them;
-        let irreversible = !king || m.is_capture();
-        self.reversible = if irreversible {
-            0
-        } else {
-            self.reversible.saturating_add(1)
-        };
-        irreversible
+        self.0.play(m)
     }
     fn move_text(&self, m: &Move) -> String {
         notation::move_text(m)
@@ -622,8 +460,8 @@ impl GamePosition for Position {
         notation::parse_move(self, text)
     }
     fn piece_balance(&self, c: Color) -> f32 {
-        let mine = self.color_cells(c).count_ones() as f32;
-        let theirs = self.color_cells(c.opposite()).count_ones() as f32;
+        let mine = self.color_bb(c).count_ones() as f32;
+        let theirs = self.color_bb(c.opposite()).count_ones() as f32;
         (mine - theirs) / 18.0
     }
     /// `c`'s material: a man is 100, a king 350.

@@ -6,6 +6,7 @@ use super::fen::ParseFenError;
 use super::notation::parse_move;
 use super::rank::{Piece, Rank};
 use super::variant::{UnknownVariant, Variant};
+use crate::game::draughts::JumpMove;
 use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
 use crate::game::record::{EndReason, IllegalMove, Outcome};
@@ -16,89 +17,15 @@ use std::fmt;
 /// of the 18 dark squares away from the edge.
 pub const MAX_JUMPS: usize = 18;
 
-/// A legal move. Two moves are equal when their start square, end square and
-/// captured set are equal; the landing path is kept only for notation.
-#[derive(Clone, Copy, Debug)]
-pub struct Move {
-    from: u8,
-    to: u8,
-    njumps: u8,
-    captured: Bitboard,
-    path: [u8; MAX_JUMPS],
-}
-
-impl PartialEq for Move {
-    fn eq(&self, o: &Move) -> bool {
-        self.from == o.from && self.to == o.to && self.captured == o.captured
-    }
-}
-impl Eq for Move {}
-impl std::hash::Hash for Move {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.from, self.to, self.captured).hash(h)
-    }
-}
-
-impl Move {
-    /// A plain step.
-    pub fn step(from: Square, to: Square) -> Move {
-        Move {
-            from: from.index() as u8,
-            to: to.index() as u8,
-            njumps: 0,
-            captured: 0,
-            path: [0; MAX_JUMPS],
-        }
-    }
-    /// Start square.
-    #[inline]
-    pub fn from(&self) -> Square {
-        Square::new(self.from)
-    }
-    /// End square.
-    #[inline]
-    pub fn to(&self) -> Square {
-        Square::new(self.to)
-    }
-    /// Squares of the captured pieces.
-    #[inline]
-    pub fn captured(&self) -> Bitboard {
-        self.captured
-    }
-    /// True for a capture.
-    #[inline]
-    pub fn is_capture(&self) -> bool {
-        self.captured != 0
-    }
-    /// Landing squares of a capture, in order (empty for a step).
-    pub fn landings(&self) -> impl Iterator<Item = Square> + '_ {
-        self.path[..self.njumps as usize].iter().map(|&s| Square::new(s))
-    }
-    /// The move with every square mapped by `f` (used for symmetries).
-    pub fn map_squares(&self, f: impl Fn(Square) -> Square) -> Move {
-        let mut m = *self;
-        m.from = f(self.from()).index() as u8;
-        m.to = f(self.to()).index() as u8;
-        m.captured = squares(self.captured).fold(0, |b, s| b | f(s).bb());
-        for i in 0..self.njumps as usize {
-            m.path[i] = f(Square::new(self.path[i])).index() as u8;
-        }
-        m
-    }
-}
+/// A legal move (the kit's [`JumpMove`] on the 32 squares): two moves are
+/// one when their start square, end square and captured set are; the
+/// landing path is kept only for notation. Its text (`Display`) is PDN's,
+/// `f3-e4` or `e4xg6xe8`.
+pub type Move = JumpMove<Square, Bitboard, MAX_JUMPS>;
 
 impl fmt::Display for Move {
-    /// PDN style: `f3-e4` or `e4xg6xe8`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.from())?;
-        if self.njumps == 0 {
-            write!(f, "-{}", self.to())
-        } else {
-            for s in self.landings() {
-                write!(f, "x{s}")?;
-            }
-            Ok(())
-        }
+        f.write_str(&self.text(|s| s.to_string()))
     }
 }
 
@@ -367,13 +294,7 @@ impl Position {
                 ctx.best = key;
                 ctx.out.clear();
             }
-            let m = Move {
-                from: ctx.from,
-                to: sq as u8,
-                njumps: depth as u8,
-                captured,
-                path: ctx.path,
-            };
+            let m = Move::from_parts(ctx.from, sq as u8, captured, ctx.path, depth as u8);
             if !ctx.out.contains(&m) {
                 ctx.out.push(m);
             }
@@ -451,6 +372,7 @@ impl GamePosition for Position {
     fn variant_name(variant: Variant) -> &'static str {
         variant.name()
     }
+    const VARIANT_NAMES: &'static [&'static str] = &super::variant::VARIANT_NAMES;
     fn variant_named(name: &str) -> Result<Variant, String> {
         name.parse().map_err(|e: UnknownVariant| e.to_string())
     }
@@ -497,14 +419,7 @@ impl GamePosition for Position {
             for d in Dir::ALL {
                 let back = d.opposite() as usize;
                 for t in squares(shift(self.movers(d), d) & empty) {
-                    let from = NEIGHBOR[back][t.index()];
-                    out.push(Move {
-                        from,
-                        to: t.index() as u8,
-                        njumps: 0,
-                        captured: 0,
-                        path: [0; MAX_JUMPS],
-                    });
+                    out.push(Move::step(Square::new(NEIGHBOR[back][t.index()]), t));
                 }
             }
         }
@@ -568,7 +483,7 @@ impl GamePosition for Position {
         }
         // Remove captured pieces.
         let them = me.opposite();
-        for s in squares(m.captured) {
+        for s in squares(m.captured()) {
             for r in Rank::ALL {
                 if self.by_rank[r.index()] & s.bb() != 0 {
                     self.by_rank[r.index()] &= !s.bb();
@@ -576,7 +491,7 @@ impl GamePosition for Position {
                 }
             }
         }
-        self.by_color[them.index()] &= !m.captured;
+        self.by_color[them.index()] &= !m.captured();
         // Promotion at the end of the move.
         let promoted_to = match rank {
             Rank::Pedina if self.variant.pedina_promotion(me) & tb != 0 => Some(Rank::Dama),
@@ -590,7 +505,7 @@ impl GamePosition for Position {
         }
         self.side = them;
         self.hash ^= ZOBRIST_SIDE;
-        let irreversible = m.captured != 0 || promoted_to.is_some();
+        let irreversible = m.is_capture() || promoted_to.is_some();
         if irreversible {
             self.no_progress = 0;
         } else {
@@ -609,7 +524,7 @@ impl GamePosition for Position {
             .find(|&c| self.variant().damone_hunt() && self.pieces(c, Rank::Damone) == 0)?;
         Some(Outcome {
             winner: Some(lost.opposite()),
-            reason: EndReason::DamoneLost,
+            reason: EndReason::Rules("damone_lost"),
         })
     }
     fn move_text(&self, m: &Move) -> String {

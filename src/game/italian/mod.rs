@@ -18,7 +18,7 @@ mod position;
 pub mod tables;
 
 pub use notation::{square_number, square_of_number, SetupError};
-pub use position::{Move, Piece, Position, MAX_JUMPS};
+pub use position::{Italian, Move, Piece, Position, MAX_JUMPS};
 
 use super::interface::GamePosition;
 

@@ -4,11 +4,10 @@
 //! precedence criteria; making moves.
 
 use super::notation::{self, square_number, SetupError};
+use crate::game::draughts::{read_setup, setup_text, zobrist_keys, JumpMove, MenKings, MenKingsGame};
 use crate::game::interface::{GameId, GameKind, GamePosition};
 use crate::game::notation::ParseMoveError;
-use crate::game::types::{
-    click_path, shift, splitmix, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE,
-};
+use crate::game::types::{click_path, shift, squares, Bitboard, Color, Dir, Square, NEIGHBOR, NONE};
 use std::fmt;
 
 /// Most jumps one capture can make: each jump takes one of the opponent's
@@ -18,68 +17,24 @@ pub const MAX_JUMPS: usize = 12;
 /// The last row for each side's men: White promotes on rank 8, Black on rank 1.
 const PROMOTION_ROW: [Bitboard; 2] = [0xF000_0000, 0x0000_000F];
 
-/// A legal move. Two moves are equal when their start square, end square
-/// and captured set are equal (they lead to the same position); the
-/// landing path is kept for notation.
-#[derive(Clone, Copy, Debug)]
-pub struct Move {
-    from: u8,
-    to: u8,
-    njumps: u8,
-    captured: Bitboard,
-    path: [u8; MAX_JUMPS],
-}
+/// A legal move (the kit's [`JumpMove`] on the 32 squares): two moves are
+/// one when their start, end and captured set are (they lead to the same
+/// position); the landing path is kept for notation.
+pub type Move = JumpMove<Square, Bitboard, MAX_JUMPS>;
 
-crate::game::move_identity!(Move);
+/// Italian draughts' board for the kit's [`MenKings`]: the 32 squares, its
+/// Zobrist keys and promotion rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Italian;
 
-impl Move {
-    /// Start square.
-    #[inline]
-    pub fn from(&self) -> Square {
-        Square::new(self.from)
-    }
-    /// End square.
-    #[inline]
-    pub fn to(&self) -> Square {
-        Square::new(self.to)
-    }
-    /// Squares of the captured pieces.
-    #[inline]
-    pub fn captured(&self) -> Bitboard {
-        self.captured
-    }
-    /// True for a capture.
-    #[inline]
-    pub fn is_capture(&self) -> bool {
-        self.captured != 0
-    }
-    /// Landing squares of a capture, in order (empty for a step).
-    pub fn landings(&self) -> impl Iterator<Item = Square> + '_ {
-        self.path[..self.njumps as usize].iter().map(|&s| Square::new(s))
-    }
-}
+const ZOBRIST: ([u64; 128], u64) = zobrist_keys(0x17A1_1A40_D7A6_0001);
 
-const fn build_zobrist() -> ([[[u64; 32]; 2]; 2], u64) {
-    let mut keys = [[[0u64; 32]; 2]; 2];
-    let mut state = 0x17A1_1A40_D7A6_0001u64;
-    let mut i = 0;
-    while i < 128 {
-        let (next, v) = splitmix(state);
-        state = next;
-        keys[i / 64][(i / 32) % 2][i % 32] = v;
-        i += 1;
-    }
-    (keys, splitmix(state).1)
-}
-
-const ZOBRIST_ALL: ([[[u64; 32]; 2]; 2], u64) = build_zobrist();
-/// `ZOBRIST[colour][is_king][square]`.
-static ZOBRIST: [[[u64; 32]; 2]; 2] = ZOBRIST_ALL.0;
-const ZOBRIST_SIDE: u64 = ZOBRIST_ALL.1;
-
-#[inline(always)]
-fn zkey(c: Color, king: bool, s: usize) -> u64 {
-    ZOBRIST[c.index()][king as usize][s]
+impl MenKingsGame for Italian {
+    type Set = Bitboard;
+    type Cell = Square;
+    const PIECE_KEYS: &'static [u64] = &ZOBRIST.0;
+    const SIDE_KEY: u64 = ZOBRIST.1;
+    const PROMOTION: [Bitboard; 2] = PROMOTION_ROW;
 }
 
 /// Directions a man of `c` moves and captures in (forward only), as a mask
@@ -93,21 +48,22 @@ const fn man_dirs(c: Color) -> u8 {
 }
 
 /// A piece of Italian draughts: a man or a king of a colour.
-pub use crate::game::types::DraughtsPiece as Piece;
+pub use crate::game::draughts::Piece;
 
-/// An Italian draughts position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Position {
-    by_color: [Bitboard; 2],
-    kings: Bitboard,
-    side: Color,
-    reversible: u16,
-    hash: u64,
+/// An Italian draughts position: the kit's board of men and kings (its
+/// methods, `put`, `piece_at`, `men`, `kings`..., through `Deref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position(MenKings<Italian>);
+
+impl std::ops::Deref for Position {
+    type Target = MenKings<Italian>;
+    fn deref(&self) -> &MenKings<Italian> {
+        &self.0
+    }
 }
-
-impl std::hash::Hash for Position {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.hash.hash(h)
+impl std::ops::DerefMut for Position {
+    fn deref_mut(&mut self) -> &mut MenKings<Italian> {
+        &mut self.0
     }
 }
 
@@ -181,13 +137,7 @@ impl CaptureSearch<'_> {
             self.best = key;
             self.out.clear();
         }
-        let m = Move {
-            from: self.from,
-            to: sq as u8,
-            njumps: depth as u8,
-            captured,
-            path: self.path,
-        };
+        let m = Move::from_parts(self.from, sq as u8, captured, self.path, depth as u8);
         if self.every_path || !self.out.contains(&m) {
             self.out.push(m);
         }
@@ -197,107 +147,17 @@ impl CaptureSearch<'_> {
 impl Position {
     /// An empty board with White to move.
     pub fn empty() -> Position {
-        Position {
-            by_color: [0; 2],
-            kings: 0,
-            side: Color::White,
-            reversible: 0,
-            hash: 0,
-        }
-    }
-
-    /// Place a piece (replacing whatever stood there); keeps the hash in step.
-    pub fn put(&mut self, s: Square, p: Piece) {
-        self.remove(s);
-        self.by_color[p.color.index()] |= s.bb();
-        if p.king {
-            self.kings |= s.bb();
-        }
-        self.hash ^= zkey(p.color, p.king, s.index());
-    }
-
-    /// Remove the piece on a square, if any; keeps the hash in step.
-    pub fn remove(&mut self, s: Square) {
-        if let Some(p) = self.piece_at(s) {
-            self.by_color[p.color.index()] &= !s.bb();
-            self.kings &= !s.bb();
-            self.hash ^= zkey(p.color, p.king, s.index());
-        }
-    }
-
-    /// Set the side to move.
-    pub fn set_side(&mut self, c: Color) {
-        if c != self.side {
-            self.side = c;
-            self.hash ^= ZOBRIST_SIDE;
-        }
-    }
-
-    /// Set the counter of reversible plies (king moves without a capture).
-    pub fn set_reversible_plies(&mut self, n: u16) {
-        self.reversible = n;
-    }
-
-    /// The piece on a square.
-    #[inline]
-    pub fn piece_at(&self, s: Square) -> Option<Piece> {
-        let b = s.bb();
-        let color = if self.by_color[0] & b != 0 {
-            Color::White
-        } else if self.by_color[1] & b != 0 {
-            Color::Black
-        } else {
-            return None;
-        };
-        Some(Piece {
-            color,
-            king: self.kings & b != 0,
-        })
-    }
-
-    /// Squares holding pieces of a colour.
-    #[inline]
-    pub fn color_bb(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()]
-    }
-    /// Squares holding kings of a colour.
-    #[inline]
-    pub fn kings(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()] & self.kings
-    }
-    /// Squares holding men of a colour.
-    #[inline]
-    pub fn men(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()] & !self.kings
-    }
-    /// All occupied squares.
-    #[inline]
-    pub fn occupied(&self) -> Bitboard {
-        self.by_color[0] | self.by_color[1]
-    }
-
-    /// The Zobrist hash computed from scratch (tests compare it with [`GamePosition::hash_key`]).
-    pub fn compute_hash(&self) -> u64 {
-        let mut h = 0;
-        for s in Square::all() {
-            if let Some(p) = self.piece_at(s) {
-                h ^= zkey(p.color, p.king, s.index());
-            }
-        }
-        if self.side == Color::Black {
-            h ^= ZOBRIST_SIDE;
-        }
-        h
+        Position(MenKings::empty())
     }
 
     /// Pieces of the side to move that may step in direction `d`.
     #[inline(always)]
     fn steppers(&self, d: Dir) -> Bitboard {
-        let mine = self.by_color[self.side.index()];
-        if man_dirs(self.side) & (1 << d as u8) != 0 {
+        let mine = self.color_bb(self.side());
+        if man_dirs(self.side()) & (1 << d as u8) != 0 {
             mine
         } else {
-            mine & self.kings
+            mine & self.all_kings()
         }
     }
 
@@ -327,8 +187,8 @@ impl Position {
     /// The captures of the best precedence key: kings first, so that the
     /// men's shorter captures are cut off early when a king takes as many.
     fn gen_captures(&self, out: &mut Vec<Move>, every_path: bool) {
-        let me = self.side;
-        let enemy = self.by_color[me.opposite().index()];
+        let me = self.side();
+        let enemy = self.color_bb(me.opposite());
         let mut best = 0;
         for with_king in [true, false] {
             let movers = if with_king { self.kings(me) } else { self.men(me) };
@@ -338,8 +198,12 @@ impl Position {
                     dirs: if with_king { 0b1111 } else { man_dirs(me) },
                     with_king,
                     empty: !self.occupied() | s.bb(),
-                    victims: if with_king { enemy } else { enemy & !self.kings },
-                    enemy_kings: enemy & self.kings,
+                    victims: if with_king {
+                        enemy
+                    } else {
+                        enemy & !self.all_kings()
+                    },
+                    enemy_kings: enemy & self.all_kings(),
                     best,
                     path: [0; MAX_JUMPS],
                     every_path,
@@ -398,26 +262,26 @@ impl GamePosition for Position {
         p
     }
     fn from_setup(text: &str, _: ()) -> Result<Self, SetupError> {
-        notation::read_setup(text)
+        read_setup(text).map(Position)
     }
     fn to_setup(&self) -> String {
-        notation::setup_text(self)
+        setup_text(&self.0)
     }
     fn variant(&self) {}
     /// Side to move.
     #[inline]
     fn side_to_move(&self) -> Color {
-        self.side
+        self.side()
     }
     /// Zobrist hash of pieces and side to move.
     #[inline]
     fn hash_key(&self) -> u64 {
-        self.hash
+        self.0.hash()
     }
     /// Plies since the last capture or man move.
     #[inline]
     fn no_progress(&self) -> u16 {
-        self.reversible
+        self.0.no_progress()
     }
     /// All legal moves into `out` (cleared first).
     fn legal_moves_into(&self, out: &mut Vec<Move>) {
@@ -430,13 +294,7 @@ impl GamePosition for Position {
         for d in Dir::ALL {
             let back = d.opposite() as usize;
             for t in squares(shift(self.steppers(d), d) & empty) {
-                out.push(Move {
-                    from: NEIGHBOR[back][t.index()],
-                    to: t.index() as u8,
-                    njumps: 0,
-                    captured: 0,
-                    path: [0; MAX_JUMPS],
-                });
+                out.push(Move::step(Square::new(NEIGHBOR[back][t.index()]), t));
             }
         }
     }
@@ -453,12 +311,12 @@ impl GamePosition for Position {
     /// True if the side to move has a capture.
     #[inline]
     fn has_capture(&self) -> bool {
-        let me = self.side;
+        let me = self.side();
         let empty = !self.occupied();
-        let enemy = self.by_color[me.opposite().index()];
+        let enemy = self.color_bb(me.opposite());
         let men = self.men(me);
         let kings = self.kings(me);
-        let enemy_men = enemy & !self.kings;
+        let enemy_men = enemy & !self.all_kings();
         Dir::ALL.iter().any(|&d| {
             let men_here = if man_dirs(me) & (1 << d as u8) != 0 {
                 men
@@ -472,35 +330,7 @@ impl GamePosition for Position {
     /// Play a move assumed legal. Returns true when it was irreversible (a
     /// capture or a man's move).
     fn play_unchecked(&mut self, m: &Move) -> bool {
-        let me = self.side;
-        let them = me.opposite();
-        let (fb, tb) = (m.from().bb(), m.to().bb());
-        let king = self.kings & fb != 0;
-        if fb != tb {
-            self.by_color[me.index()] ^= fb | tb;
-            if king {
-                self.kings ^= fb | tb;
-            }
-            self.hash ^= zkey(me, king, m.from().index()) ^ zkey(me, king, m.to().index());
-        }
-        for s in squares(m.captured) {
-            self.hash ^= zkey(them, self.kings & s.bb() != 0, s.index());
-        }
-        self.by_color[them.index()] &= !m.captured;
-        self.kings &= !m.captured;
-        if !king && PROMOTION_ROW[me.index()] & tb != 0 {
-            self.kings |= tb;
-            self.hash ^= zkey(me, false, m.to().index()) ^ zkey(me, true, m.to().index());
-        }
-        self.side = them;
-        self.hash ^= ZOBRIST_SIDE;
-        let irreversible = m.captured != 0 || !king;
-        self.reversible = if irreversible {
-            0
-        } else {
-            self.reversible.saturating_add(1)
-        };
-        irreversible
+        self.0.play(m)
     }
     fn move_text(&self, m: &Move) -> String {
         notation::move_text(m)

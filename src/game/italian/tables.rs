@@ -48,7 +48,7 @@ impl TableGame for Position {
             }
         }
         pos.set_side(self.side_to_move().opposite());
-        pos.set_reversible_plies(self.no_progress());
+        pos.set_no_progress(self.no_progress());
         pos
     }
 

@@ -598,7 +598,11 @@ mod tests {
             let device = Device::flex();
             device.seed(7);
             let mut t = Trainer::new(model.clone(), params, device);
-            let games = bench_games(3 * n, 11);
+            let games = bench_games(
+                crate::game::damone::Position::start(Default::default()),
+                3 * n,
+                11,
+            );
             let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
             let mut samples = bench_samples(&games, &moves);
             for (i, s) in samples.iter_mut().enumerate() {
