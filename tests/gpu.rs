@@ -8,6 +8,7 @@
 //! Vulkan packages), when a missing adapter fails the test.
 #![cfg(feature = "gpu")]
 
+use damone::game::damone::{Position, Variant};
 use damone::game::GamePosition;
 use damone::mcts::{EvalRequest, Evaluator};
 use damone::net::{
@@ -107,7 +108,7 @@ fn network_outputs_on_the_gpu_equal_the_cpu_paths() {
                 "model {model:?} batch {n}: policy {dp}, wdl {dv}"
             );
             let moves: Vec<_> = games.iter().map(|g| g.position().legal_moves()).collect();
-            let reqs: Vec<EvalRequest<'_>> = games
+            let reqs: Vec<EvalRequest<'_, Position>> = games
                 .iter()
                 .zip(&moves)
                 .map(|(g, m)| EvalRequest { game: g, moves: m })
