@@ -196,8 +196,9 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// standard variant (the start and a few middle games or endings),
     /// each with the plies its perft is counted deeper (or, negative,
     /// shallower) than the depth asked, so that each takes about as long
-    /// as a Damone position at that depth.
-    const BENCH_SETUPS: &'static [(&'static str, i32)];
+    /// as a Damone position at that depth. None by default (`damone
+    /// bench` measures the games of the list).
+    const BENCH_SETUPS: &'static [(&'static str, i32)] = &[];
 
     /// The game's kinds of piece, lowest first (for boards and legends).
     const PIECE_KINDS: &'static [&'static str];
