@@ -70,6 +70,8 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
     let mut bar = indicatif::ProgressBar::hidden();
     let mut played = 0;
     let mut dropped = None;
+    // Self-training rounds take seconds each: a line a minute, not a round.
+    let mut round_line_at: Option<std::time::Instant> = None;
     run.run(&mut |e: &Event| match e {
         Event::Phase {
             iteration,
@@ -95,7 +97,9 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
         }
         Event::SelfTrainRound { row } => {
             bar.finish_and_clear();
-            if !quiet {
+            let due = round_line_at.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(60));
+            if !quiet && due {
+                round_line_at = Some(std::time::Instant::now());
                 eprintln!(
                     "self-training round {}: W-D-L {}-{}-{} (White's), {} new positions, held-out loss {:.5} -> {:.5} ({:.0} s)",
                     row.round,
