@@ -284,18 +284,13 @@ impl GamePosition for Position {
     }
     /// `9-13` for a step, every landing for a capture (`9x18x27`).
     fn move_text(&self, m: &Move) -> String {
-        m.text(|s| square_number(s).to_string())
+        m.text(Checkers::cell_name)
     }
     /// A move's full text, or a capture's start and end (`9x27`) when one
     /// capture joins them.
     fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
-        let cell = |p: &str| {
-            p.trim()
-                .parse::<u32>()
-                .ok()
-                .and_then(square_of_number)
-                .ok_or_else(|| format!("'{p}' is not a square 1 to 32"))
-        };
+        let cell =
+            |p: &str| Checkers::cell_named(p.trim()).ok_or_else(|| format!("'{p}' is not a square 1 to 32"));
         parse_jump_move(text, &self.legal_moves(), cell, short_jumps, |m| {
             self.move_text(m)
         })

@@ -726,7 +726,7 @@ impl<P: super::RunGame> super::Run<P> {
         if left > 0.0 {
             self.self_train_rounds(&mut trainer, left, observer)?;
         }
-        self.hand_on_self_trained(&dir)
+        self.hand_on_self_trained(&dir, trainer.round)
     }
 
     /// Self-training rounds for `minutes` more, each reported.
@@ -736,10 +736,9 @@ impl<P: super::RunGame> super::Run<P> {
         minutes: f64,
         observer: &mut super::Observer<'_>,
     ) -> Result<(), super::RunError> {
-        let left = minutes;
         let limits = SelfTrainLimits {
             rounds: None,
-            minutes: Some(left),
+            minutes: Some(minutes),
         };
         let iteration = self.state.iteration;
         let games = self.cfg.self_train.games as u64;
@@ -764,18 +763,18 @@ impl<P: super::RunGame> super::Run<P> {
             .map_err(super::RunError::SelfTrain)
     }
 
-    /// The newest checkpoint's learned evaluation becomes the self-training's
-    /// newest round (the strongest the run has; the distilled one it started
-    /// from stays as the folder's round 0), so `alphabeta:eval=RUN`,
+    /// The newest checkpoint's learned evaluation becomes the folder's
+    /// round `round`, its newest (the strongest the run has; the distilled
+    /// one it started from stays as round 0), so `alphabeta:eval=RUN`,
     /// `damone export --latest` and `damone rate` play it.
-    fn hand_on_self_trained(&self, dir: &std::path::Path) -> Result<(), super::RunError> {
-        if newest_round(dir).unwrap_or(0) == 0 {
+    fn hand_on_self_trained(&self, dir: &std::path::Path, round: u32) -> Result<(), super::RunError> {
+        if round == 0 {
             return Ok(());
         }
         let Some(&newest) = self.dir.checkpoints().last() else {
             return Ok(());
         };
-        let file = newest_eval(dir).map_err(super::RunError::SelfTrain)?;
+        let file = EvalFile::read(&round_eval(dir, round)).map_err(super::RunError::SelfTrain)?;
         let path = self.dir.iter_dir(newest).join(crate::learned::EVAL_FILE_NAME);
         file.write(&path).map_err(|e| super::RunError::Write(path, e))
     }

@@ -55,18 +55,14 @@ impl SetupNotation for Italian {
 /// A move's full text: `22-18`, or a capture's every landing square
 /// (`21x14x7`).
 pub(super) fn move_text(m: &Move) -> String {
-    m.text(|s| square_number(s).to_string())
+    m.text(Italian::cell_name)
 }
 
 /// Read a move: `22-18`, a capture's full path `21x14x7`, or its start
 /// and end `21x7` when only one legal capture joins them.
 pub(super) fn parse_move(pos: &Position, text: &str) -> Result<Move, ParseMoveError> {
     let cell = |p: &str| {
-        p.trim()
-            .parse::<u32>()
-            .ok()
-            .and_then(square_of_number)
-            .ok_or_else(|| format!("'{p}' is not a square number 1 to 32"))
+        Italian::cell_named(p.trim()).ok_or_else(|| format!("'{p}' is not a square number 1 to 32"))
     };
     parse_jump_move(text, &pos.legal_moves(), cell, short_jumps, move_text)
 }
