@@ -73,6 +73,7 @@
 //! | [`engine_protocol`] | the engine line protocol over any reader and writer |
 //! | [`mod@bench`] | the benchmarks: perft, search and network speed |
 //! | [`serve`] | the web page: play and analyse, watch a run |
+//! | [`app`] | the command line of a game written on the library: one call in its `main` |
 //!
 //! The way data takes through a run is drawn in `ARCHITECTURE.md`.
 
@@ -110,3 +111,5 @@ pub mod protocols;
 pub mod bench;
 
 pub mod serve;
+
+pub mod app;

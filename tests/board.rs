@@ -176,7 +176,6 @@ impl GamePosition for Race {
 impl Board for Race {
     const CELLS: BoardCells = BOARD;
     const PIECES_PER_SIDE: f32 = 5.0;
-    const REFLECTION_SYMMETRIC: bool = false;
     fn kind_cells(&self, c: Color) -> [u128; 3] {
         [self.men[c.index()], 0, 0]
     }

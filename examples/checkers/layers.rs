@@ -14,8 +14,6 @@ use damone::game::{Baseline, Board, BoardCells, GamePosition, TableGame};
 impl Board for Position {
     const CELLS: BoardCells = BoardCells::DARK;
     const PIECES_PER_SIDE: f32 = 12.0;
-    /// Men move forward only, which the reflection turns sideways.
-    const REFLECTION_SYMMETRIC: bool = false;
     fn kind_cells(&self, c: Color) -> [u128; 3] {
         [dark_to_cells(self.men(c)), dark_to_cells(self.kings(c)), 0]
     }
@@ -75,21 +73,10 @@ impl TableGame for Position {
     }
 
     fn rotate_swap(&self) -> Position {
-        let mut pos = Position::empty();
-        for c in [Color::White, Color::Black] {
-            for (king, set) in [(false, self.men(c)), (true, self.kings(c))] {
-                for i in cells(turn_cells(set as u64, 32)) {
-                    pos.put(
-                        Square::new(i as u8),
-                        Piece {
-                            color: c.opposite(),
-                            king,
-                        },
-                    );
-                }
-            }
-        }
-        pos.with_side(self.side_to_move().opposite())
+        let turned = |c: Color| [self.men(c), self.kings(c), 0].map(|set| turn_cells(set as u64, 32));
+        Position::from_table_cells(&[turned(Color::Black), turned(Color::White)])
+            .expect("the turned board of a legal position is legal")
+            .with_side(self.side_to_move().opposite())
             .with_no_progress(self.no_progress())
     }
 

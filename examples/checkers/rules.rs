@@ -221,17 +221,6 @@ impl GamePosition for Position {
     fn variant_of_code(code: u8) -> Option<()> {
         (code == VARIANT_CODE).then_some(())
     }
-    fn variant_name(_: ()) -> &'static str {
-        "standard"
-    }
-    fn variant_named(name: &str) -> Result<(), String> {
-        match name.trim() {
-            "standard" => Ok(()),
-            other => Err(format!(
-                "unknown variant '{other}' for checkers (it has one: standard)"
-            )),
-        }
-    }
     fn start(_: ()) -> Position {
         Position::from_setup("B:W21-32:B1-12", ()).expect("the start position reads")
     }

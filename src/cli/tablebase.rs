@@ -4,6 +4,7 @@ use super::{progress_bar, GameOpt};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use damone::game::interface::setup_or_start;
+use damone::game::TableGame;
 use damone::player::endgames::{play_won_positions, won_positions};
 use damone::player::grade::{grade, replay_positions, uniform_positions, GradeRow};
 use damone::player::LoadedNet;
@@ -161,7 +162,7 @@ fn run_convert(a: ConvertArgs) -> Result<()> {
     damone::with_game!(game_of_tables(&a.dir.dir)?, P => convert::<P>(&a))
 }
 
-fn convert<P: RunGame>(a: &ConvertArgs) -> Result<()> {
+fn convert<P: RunGame + TableGame>(a: &ConvertArgs) -> Result<()> {
     let tb = Tablebase::<P>::open(&a.dir.dir, false)?;
     let positions = won_positions(&tb, a.pieces, a.positions, a.seed);
     if positions.len() < a.positions {
@@ -204,7 +205,7 @@ fn run_grade(a: GradeArgs) -> Result<()> {
     damone::with_game!(game_of_tables(&a.dir.dir)?, P => grade_net::<P>(&a))
 }
 
-fn grade_net<P: RunGame>(a: &GradeArgs) -> Result<()> {
+fn grade_net<P: RunGame + TableGame>(a: &GradeArgs) -> Result<()> {
     let tb = Tablebase::<P>::open(&a.dir.dir, false)?;
     let net = LoadedNet::load(&a.player)?;
     if net.header.game != P::ID {
@@ -267,7 +268,7 @@ fn run_build(a: BuildArgs) -> Result<()> {
     damone::with_game!(a.game.game, P => build_tables::<P>(&a))
 }
 
-fn build_tables<P: RunGame>(a: &BuildArgs) -> Result<()> {
+fn build_tables<P: RunGame + TableGame>(a: &BuildArgs) -> Result<()> {
     let opts = BuildOptions {
         max_pieces: a.pieces,
         limit: a.no_progress_plies,
@@ -320,7 +321,7 @@ fn run_probe(a: ProbeArgs) -> Result<()> {
     damone::with_game!(game_of_tables(&a.dir.dir)?, P => probe::<P>(&a))
 }
 
-fn probe<P: RunGame>(a: &ProbeArgs) -> Result<()> {
+fn probe<P: RunGame + TableGame>(a: &ProbeArgs) -> Result<()> {
     let pos: P = setup_or_start(Some(&a.fen), "standard").map_err(anyhow::Error::msg)?;
     let tb = Tablebase::<P>::open(&a.dir.dir, a.mmap)?;
     let counter = a.counter.unwrap_or(pos.no_progress());
@@ -348,7 +349,7 @@ fn run_verify(a: VerifyArgs) -> Result<()> {
     damone::with_game!(game_of_tables(&a.dir.dir)?, P => verify_tables::<P>(&a))
 }
 
-fn verify_tables<P: RunGame>(a: &VerifyArgs) -> Result<()> {
+fn verify_tables<P: RunGame + TableGame>(a: &VerifyArgs) -> Result<()> {
     let tb = Tablebase::<P>::open(&a.dir.dir, a.mmap)?;
     let t = Instant::now();
     let pb = progress_bar(0, "tables", a.quiet);

@@ -118,6 +118,7 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
             dropped = Some(*iteration);
         }
         Event::Finished { iterations } => played = *iterations,
+        Event::Notice(line) if !quiet => eprintln!("notice: {line}"),
         _ => {}
     })?;
     if stop.requested() {

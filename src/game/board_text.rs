@@ -1,5 +1,5 @@
-//! A position as text for a terminal: each game's board in its own
-//! notation. A game that names its cells by file and rank (Damone, Dameo)
+//! A position as text for a terminal: each game's board
+//! ([`GamePosition::GRID`]) in its own notation. A game that names its cells by file and rank (Damone, Dameo)
 //! gets `a`-`h` and `1`-`8` along the edges; a game that numbers its
 //! squares ([`GamePosition::cell_number`]: Italian draughts' 1-32) shows
 //! each empty square's number in place, as its diagrams do.
@@ -24,22 +24,24 @@ fn glyph<P: GamePosition>(piece: Option<(Color, usize)>, ascii: bool) -> String 
 
 /// Whether the game numbers its cells rather than naming them.
 fn numbered<P: GamePosition>() -> bool {
-    (0..8).any(|f| (0..8).any(|r| P::cell_number(f, r).is_some()))
+    let (files, ranks) = P::GRID;
+    (0..files).any(|f| (0..ranks).any(|r| P::cell_number(f, r).is_some()))
 }
 
 /// The board as text, seen from `view`'s side, with a legend of the
 /// glyphs; ASCII letters instead of Unicode glyphs with `ascii`.
 pub fn board_text<P: GamePosition>(pos: &P, view: Color, ascii: bool) -> String {
     let white = view == Color::White;
+    let (file_count, rank_count) = P::GRID;
     let ranks: Vec<i32> = if white {
-        (0..8).rev().collect()
+        (0..rank_count).rev().collect()
     } else {
-        (0..8).collect()
+        (0..rank_count).collect()
     };
     let files: Vec<i32> = if white {
-        (0..8).collect()
+        (0..file_count).collect()
     } else {
-        (0..8).rev().collect()
+        (0..file_count).rev().collect()
     };
     let numbers = numbered::<P>();
     let mut s = String::new();

@@ -232,6 +232,22 @@ impl BoardCells {
         })
     }
 
+    /// Cells mirrored left to right: (file, rank) to (cols - 1 - file,
+    /// rank).
+    pub fn mirror(self, b: u128) -> u128 {
+        let n = self.cols();
+        cells128(b).fold(0, |acc, c| acc | 1 << (c - c % n + (n - 1 - c % n)))
+    }
+
+    /// Cells under `symmetry` (unchanged under [`Symmetry::None`]).
+    pub fn apply(self, symmetry: Symmetry, b: u128) -> u128 {
+        match symmetry {
+            Symmetry::None => b,
+            Symmetry::Diagonal => self.reflect(b),
+            Symmetry::Mirror => self.mirror(b),
+        }
+    }
+
     /// The name configs and files use (see the type's docs).
     pub fn name(self) -> String {
         if self == BoardCells::DARK {
@@ -327,6 +343,18 @@ impl<'de> Deserialize<'de> for BoardCells {
     }
 }
 
+/// A symmetry of a game's rules on its board ([`Board::SYMMETRY`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Symmetry {
+    /// None: positions are used as they are.
+    None,
+    /// The reflection in the long diagonal from the last file's first
+    /// rank ([`BoardCells::reflect`]; square boards).
+    Diagonal,
+    /// The left-right mirror ([`BoardCells::mirror`]).
+    Mirror,
+}
+
 /// What the encoding needs of a game: its board ([`BoardCells`]: rows,
 /// columns, playing cells, policy slots), its pieces by kind and its moves
 /// as start, end and captured set, all as cells of its board (bit `rank *
@@ -337,11 +365,18 @@ pub trait Board: GamePosition {
     /// A side's pieces at the start: the material planes and the material
     /// target count pieces in these units.
     const PIECES_PER_SIDE: f32;
-    /// True when the reflection in the long diagonal ([`BoardCells::reflect`],
-    /// square boards) maps every legal move to a legal move (Damone);
-    /// training then augments with it. Italian and Dameo men move forward
-    /// only, which the reflection turns sideways.
-    const REFLECTION_SYMMETRIC: bool;
+    /// The symmetry of the rules training augments with, if any: one that
+    /// maps every legal move to a legal move and keeps every result
+    /// (Damone: the long diagonal's reflection; Italian and Dameo men move
+    /// forward only, which it turns sideways, so they have none). The
+    /// default is none.
+    const SYMMETRY: Symmetry = Symmetry::None;
+    /// True when Black's view is the board turned by 180 degrees (the
+    /// default: draughts, where each side's men start at its own edge);
+    /// false where both sides see the board as it stands (a game with
+    /// gravity). The network's inputs and policy index read the board in
+    /// the side to move's view.
+    const TURN_FOR_BLACK: bool = true;
     /// `c`'s pieces by kind, lowest first, at most three (Damone: Pedine,
     /// Damas, Damones; Italian and Dameo: men, kings and an empty board).
     fn kind_cells(&self, c: Color) -> [u128; 3];

@@ -91,13 +91,31 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     fn variant_code(variant: Self::Variant) -> u8;
     /// The variant a file's byte names, if it is one of this game's.
     fn variant_of_code(code: u8) -> Option<Self::Variant>;
-    /// A variant's name, as `variant_named` reads it.
-    fn variant_name(variant: Self::Variant) -> &'static str;
+    /// A variant's name, as `variant_named` reads it; a game of one
+    /// variant keeps the default, `standard`.
+    fn variant_name(variant: Self::Variant) -> &'static str {
+        let _ = variant;
+        "standard"
+    }
     /// Every variant's name, `standard` first (for help texts).
     const VARIANT_NAMES: &'static [&'static str] = &["standard"];
     /// The variant of this name (every game has `standard`); the error is
-    /// one line naming the game's variants.
-    fn variant_named(name: &str) -> Result<Self::Variant, String>;
+    /// one line naming the game's variants. The default reads the names of
+    /// `VARIANT_NAMES` as [`variant_name`](Self::variant_name) writes them,
+    /// `standard` as the default variant.
+    fn variant_named(name: &str) -> Result<Self::Variant, String> {
+        match name.trim() {
+            "standard" => Ok(Self::Variant::default()),
+            other => Err(match Self::VARIANT_NAMES {
+                [one] => format!("unknown variant '{other}' for {} (it has one: {one})", Self::ID),
+                names => format!(
+                    "unknown variant '{other}' for {} (it has: {})",
+                    Self::ID,
+                    names.join(", ")
+                ),
+            }),
+        }
+    }
     /// The name of a variant in a PDN record's `Variant` tag (the game's
     /// name unless it has variants to tell apart).
     fn pdn_variant(variant: Self::Variant) -> String {
@@ -208,8 +226,11 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// Moves written in the game's notation, as a help text shows them
     /// (a step, a capture).
     const MOVE_EXAMPLES: &'static str;
-    /// True for the cells of the 8x8 board that pieces stand on (file and
-    /// rank 0-based from a1).
+    /// The board drawn for people (plain-text boards): its files and
+    /// ranks; the default is the 8x8 board.
+    const GRID: (i32, i32) = (8, 8);
+    /// True for the cells of the board ([`GRID`](Self::GRID)) that pieces
+    /// stand on (file and rank 0-based from a1).
     fn playable(file: i32, rank: i32) -> bool;
     /// The cell's number where the game's notation numbers its squares
     /// (Italian draughts' 1-32), for boards drawn in that notation; None

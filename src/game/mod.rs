@@ -30,7 +30,7 @@ pub mod tables;
 pub mod types;
 
 pub use baseline::Baseline;
-pub use grid::{Board, BoardCells};
+pub use grid::{Board, BoardCells, Symmetry};
 pub use interface::GamePosition;
 pub use notation::{to_pdn, ParseMoveError, PdnHeaders};
 pub use perft::{divide, perft};

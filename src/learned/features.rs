@@ -33,9 +33,10 @@ pub fn planes<P: Board>(pos: &P) -> Planes {
     [Color::White, Color::Black].map(|c| pos.kind_cells(c).map(|b| b as u64))
 }
 
-/// True when the learned evaluation reads `P`'s board: an 8x8 one.
+/// True when the learned evaluation reads `P`'s board: an 8x8 one, seen
+/// turned for Black ([`Board::TURN_FOR_BLACK`]).
 pub fn reads<P: Board>() -> bool {
-    P::CELLS.is_8x8()
+    P::CELLS.is_8x8() && P::TURN_FOR_BLACK
 }
 
 /// [`reads`] as the one-line error of a command that needs it.
@@ -43,8 +44,13 @@ pub fn check_board<P: Board>() -> Result<(), String> {
     if reads::<P>() {
         return Ok(());
     }
+    let view = if P::TURN_FOR_BLACK {
+        ""
+    } else {
+        ", seen as it stands by both sides"
+    };
     Err(format!(
-        "the learned evaluation reads 8x8 boards; {} is played on {}x{}",
+        "the learned evaluation reads 8x8 boards turned for Black; {} is played on {}x{}{view}",
         P::ID,
         P::CELLS.rows(),
         P::CELLS.cols()
@@ -103,10 +109,10 @@ pub fn for_each_change(old: &Planes, new: &Planes, mut f: impl FnMut(Color, usiz
     }
 }
 
-/// The planes reflected in the h1-a8 diagonal (a symmetry of Damone's rules:
-/// [`Board::REFLECTION_SYMMETRIC`]), for augmenting training positions.
-pub fn reflect(planes: &Planes) -> Planes {
-    planes.map(|kinds| kinds.map(|b| crate::game::BoardCells::DARK.reflect(b as u128) as u64))
+/// The planes under the symmetry of `P`'s rules ([`Board::SYMMETRY`]),
+/// for augmenting training positions.
+pub fn under_symmetry<P: Board>(planes: &Planes) -> Planes {
+    planes.map(|kinds| kinds.map(|b| P::CELLS.apply(P::SYMMETRY, b as u128) as u64))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 use super::features::{for_each_active, Planes, FEATURES};
 use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
-use crate::game::Board;
 use crate::game::Color;
+use crate::game::{Board, Symmetry};
 use crate::mcts::Wdl;
 use crate::util::{rng_stream, Rng};
 use rand::seq::SliceRandom;
@@ -86,8 +86,8 @@ pub fn is_quiet<P: Board>(pos: &P) -> bool {
     !pos.has_capture()
 }
 
-/// Append the example of `pos` with `target`, and its reflection where the
-/// game's rules allow ([`Board::REFLECTION_SYMMETRIC`]). Only quiet
+/// Append the example of `pos` with `target`, and its image under the
+/// game's symmetry where it has one ([`Board::SYMMETRY`]). Only quiet
 /// positions ([`is_quiet`]) are kept.
 fn push_example<P: Board>(out: &mut Vec<Example>, pos: &P, target: f32) {
     if !is_quiet(pos) {
@@ -95,8 +95,8 @@ fn push_example<P: Board>(out: &mut Vec<Example>, pos: &P, target: f32) {
     }
     let (planes, stm) = (super::features::planes(pos), pos.side_to_move());
     out.push(Example { planes, stm, target });
-    if P::REFLECTION_SYMMETRIC {
-        let planes = super::features::reflect(&planes);
+    if P::SYMMETRY != Symmetry::None {
+        let planes = super::features::under_symmetry::<P>(&planes);
         out.push(Example { planes, stm, target });
     }
 }

@@ -122,10 +122,19 @@ fn wdl_of(v: Value) -> Wdl {
     }
 }
 
-/// Opening a game's exact values from a folder: its endgame tables.
+/// Opening a game's exact values from a folder: its endgame tables. Every
+/// [`TableGame`] has it; a game without tables implements it empty, and
+/// every folder is then refused with a one-line error.
 pub trait OpenExactValues: GamePosition {
     /// The exact values in `dir` for games under `rules`.
-    fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String>;
+    fn open_exact_values(dir: &Path, rules: DrawRules) -> Result<Arc<dyn ExactValues<Self>>, String> {
+        let _ = rules;
+        Err(format!(
+            "{} has no endgame tables (asked for {})",
+            Self::ID,
+            dir.display()
+        ))
+    }
 }
 
 impl<P: TableGame> OpenExactValues for P {

@@ -40,7 +40,7 @@
 //! start and end; Dameo's figure is in docs/training.md.
 
 use crate::game::grid::{cells128, CELL_PAIRS};
-pub use crate::game::grid::{dark_to_cells, Board, BoardCells, DARK_CELLS};
+pub use crate::game::grid::{dark_to_cells, Board, BoardCells, Symmetry, DARK_CELLS};
 use crate::game::{Color, Game, Square};
 use serde::{Deserialize, Serialize};
 
@@ -135,20 +135,21 @@ fn capture_cells<P: Board>(pos: &P) -> (u128, u128) {
     })
 }
 
-/// A cell in the mover's perspective (turned for Black).
+/// A cell in the mover's perspective (turned for Black where the game's
+/// view turns: [`Board::TURN_FOR_BLACK`]).
 #[inline]
-fn orient(board: BoardCells, cell: usize, me: Color) -> usize {
+fn orient<P: Board>(cell: usize, me: Color) -> usize {
     match me {
-        Color::White => cell,
-        Color::Black => board.area() - 1 - cell,
+        Color::Black if P::TURN_FOR_BLACK => P::CELLS.area() - 1 - cell,
+        _ => cell,
     }
 }
 
 #[inline]
-fn orient_cells(board: BoardCells, b: u128, me: Color) -> u128 {
+fn orient_cells<P: Board>(b: u128, me: Color) -> u128 {
     match me {
-        Color::White => b,
-        Color::Black => board.turn(b),
+        Color::Black if P::TURN_FOR_BLACK => P::CELLS.turn(b),
+        _ => b,
     }
 }
 
@@ -176,15 +177,15 @@ impl Observation {
             .zip(pos.kind_cells(them))
             .enumerate()
         {
-            boards[i] = orient_cells(P::CELLS, mine, me);
-            boards[3 + i] = orient_cells(P::CELLS, theirs, me);
+            boards[i] = orient_cells::<P>(mine, me);
+            boards[3 + i] = orient_cells::<P>(theirs, me);
         }
         let mut captures = [0; 4];
         if inputs == Inputs::Draughts {
             let (mine_capture, theirs_taken) = capture_cells(pos);
             let (theirs_capture, mine_taken) = capture_cells(&pos.with_side_to_move(them));
-            captures = [mine_capture, theirs_taken, theirs_capture, mine_taken]
-                .map(|b| orient_cells(P::CELLS, b, me));
+            captures =
+                [mine_capture, theirs_taken, theirs_capture, mine_taken].map(|b| orient_cells::<P>(b, me));
         }
         Observation {
             boards,
@@ -192,19 +193,19 @@ impl Observation {
             no_progress: no_progress.clamp(0.0, 1.0),
             captures,
             pieces_per_side: P::PIECES_PER_SIDE,
-            playing: orient_cells(P::CELLS, P::CELLS.mask(), me),
+            playing: orient_cells::<P>(P::CELLS.mask(), me),
             board: P::CELLS,
         }
     }
 
-    /// The observation of the position reflected in the long diagonal
-    /// ([`BoardCells::reflect`]; the board is square).
-    pub fn reflect(&self) -> Observation {
+    /// The observation of the position under `symmetry` (a symmetry of
+    /// the board's playing cells, [`Board::SYMMETRY`]).
+    pub fn under(&self, symmetry: Symmetry) -> Observation {
         let mut o = *self;
         for b in o.boards.iter_mut().chain(o.captures.iter_mut()) {
-            *b = self.board.reflect(*b);
+            *b = self.board.apply(symmetry, *b);
         }
-        o.playing = self.board.reflect(o.playing);
+        o.playing = self.board.apply(symmetry, o.playing);
         o
     }
 
@@ -260,11 +261,11 @@ pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u
     let me = pos.side_to_move();
     let board = P::CELLS;
     let (n, pairs) = (board.count(), board.pairs());
-    let key = |m: &P::Move| orient_cells(board, P::move_cells(m).2, me);
+    let key = |m: &P::Move| orient_cells::<P>(P::move_cells(m).2, me);
     out.clear();
     out.extend(moves.iter().map(|m| {
         let (from, to, _) = P::move_cells(m);
-        (board.number(orient(board, from, me)) * n + board.number(orient(board, to, me))) as u16
+        (board.number(orient::<P>(from, me)) * n + board.number(orient::<P>(to, me))) as u16
     }));
     // Moves sharing start and end squares (captures only) take slots in
     // the order of their captured sets; `out[j] % pairs` is move j's cells.
@@ -277,23 +278,26 @@ pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u
     }
 }
 
-/// The policy index on `board` (square, its playing cells symmetric)
-/// under the reflection of [`BoardCells::reflect`].
-pub fn reflect_index(board: BoardCells, idx: u16) -> u16 {
+/// The policy index on `board` under `symmetry` (a symmetry of its
+/// playing cells, [`Board::SYMMETRY`]).
+pub fn index_under(board: BoardCells, symmetry: Symmetry, idx: u16) -> u16 {
     let idx = idx as usize;
-    if board == BoardCells::DARK {
+    if symmetry == Symmetry::None {
+        return idx as u16;
+    }
+    if board == BoardCells::DARK && symmetry == Symmetry::Diagonal {
         let slot = idx / 1024;
         let from = Square::new(((idx % 1024) / 32) as u8).reflect().index();
         let to = Square::new((idx % 32) as u8).reflect().index();
         return (slot * 1024 + from * 32 + to) as u16;
     }
     let (n, pairs) = (board.count(), board.pairs());
-    let reflect_number = |k: usize| {
+    let number_under = |k: usize| {
         let cell = board.cells().nth(k).expect("a number below the playing cells'");
-        board.number(board.reflect(1 << cell).trailing_zeros() as usize)
+        board.number(board.apply(symmetry, 1 << cell).trailing_zeros() as usize)
     };
     let base = idx % pairs;
-    (idx / pairs * pairs + reflect_number(base / n) * n + reflect_number(base % n)) as u16
+    (idx / pairs * pairs + number_under(base / n) * n + number_under(base % n)) as u16
 }
 
 #[cfg(test)]
@@ -348,13 +352,17 @@ mod tests {
         let rmoves: Vec<Move> = moves.iter().map(|m| m.map_cells(Square::reflect)).collect();
         let ridx = policy_indices(&r, &rmoves);
         for (a, b) in idx.iter().zip(&ridx) {
-            assert_eq!(reflect_index(BoardCells::DARK, *a), *b);
+            assert_eq!(index_under(BoardCells::DARK, Symmetry::Diagonal, *a), *b);
             let general = BoardCells::dark(8, 8).with_slots(3);
             let three = |i: u16| (i as usize % 1024 + (i as usize / 1024).min(2) * 1024) as u16;
-            assert_eq!(reflect_index(general, three(*a)), three(*b), "the general path");
+            assert_eq!(
+                index_under(general, Symmetry::Diagonal, three(*a)),
+                three(*b),
+                "the general path"
+            );
         }
         assert_eq!(
-            Observation::new(&pos, false, 0.0, Inputs::Basic).reflect(),
+            Observation::new(&pos, false, 0.0, Inputs::Basic).under(Symmetry::Diagonal),
             Observation::new(&r, false, 0.0, Inputs::Basic)
         );
     }
@@ -407,7 +415,7 @@ mod tests {
             );
             assert_eq!(
                 Observation::new(&pos.reflect(), false, 0.25, Inputs::Draughts),
-                obs.reflect()
+                obs.under(Symmetry::Diagonal)
             );
         }
         assert!(

@@ -11,7 +11,7 @@ pub(crate) mod winograd;
 
 pub use device::{ComputeDevice, DeviceChoice, DeviceError};
 pub use encode::{
-    policy_indices, policy_indices_into, reflect_index, Board, BoardCells, Inputs, Observation,
+    index_under, policy_indices, policy_indices_into, Board, BoardCells, Inputs, Observation, Symmetry,
     ENCODING_VERSION, MAX_PLANES, POLICY_SIZE,
 };
 pub use inference::{ConvAlgorithm, FastNet, SearchOutputs};

@@ -11,7 +11,7 @@ use crate::arena::{
 };
 use crate::game::{DrawRules, GameId};
 use crate::learned::LearnedEval;
-use crate::mcts::{Evaluator, ExactValues, OpenExactValues};
+use crate::mcts::{Evaluator, ExactValues};
 use crate::net::ComputeDevice;
 use crate::run::{Checkpoint, RunGame};
 use std::path::Path;

@@ -81,6 +81,9 @@ pub enum Event {
         /// Its row of the folder's `self-train.csv`.
         row: Box<super::self_train::RoundRow>,
     },
+    /// A part of the config that does not apply to this game is skipped
+    /// (said once, when the run starts): one line for the user.
+    Notice(String),
     /// The run stopped (limit reached or stop requested).
     Finished {
         /// The iterations the run has played in all.

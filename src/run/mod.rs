@@ -50,7 +50,7 @@ use crate::arena::evaluation::{play_vs_alphabeta, EvalResult};
 use crate::arena::Baseline;
 use crate::arena::MatchSettings;
 use crate::data::{exact_samples, ReplayWindow, Sample};
-use crate::game::{GameId, TableGame};
+use crate::game::GameId;
 use crate::mcts::{ExactValues, OpenExactValues};
 use crate::net::Board;
 use crate::net::{ComputeDevice, NetEvaluator, ENCODING_VERSION};
@@ -163,9 +163,11 @@ fn resumable(key: &str) -> bool {
 
 /// A game a run can train: the network's encoding ([`Board`]), the
 /// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games,
-/// and its endgame tables ([`TableGame`], opened by [`OpenExactValues`]).
-pub trait RunGame: Board + Baseline + TableGame {}
-impl<P: Board + Baseline + TableGame> RunGame for P {}
+/// and its exact values where it has them ([`OpenExactValues`]: endgame
+/// tables for every [`TableGame`]; a game without tables declares it with
+/// an empty `impl OpenExactValues for ... {}`).
+pub trait RunGame: Board + Baseline + OpenExactValues {}
+impl<P: Board + Baseline + OpenExactValues> RunGame for P {}
 
 /// The exact values (endgame tables) a config's `tablebase` names, opened
 /// for its rules; None when it names none. Self-play of a run and of an
@@ -431,6 +433,21 @@ impl<P: RunGame> Run<P> {
             || (self.cfg.time_limit_minutes > 0.0 && wall_s >= self.cfg.time_limit_minutes * 60.0)
     }
 
+    /// The parts of the config this game cannot use, each as a notice:
+    /// the learned evaluation and its self-training, which read 8x8 boards
+    /// turned for Black.
+    fn skipped_parts(&self) -> Vec<String> {
+        let c = &self.cfg;
+        let learned =
+            c.learned_eval.train_in_run || c.learned_eval.interval > 0 || c.self_train.minutes_in_run > 0.0;
+        match crate::learned::features::check_board::<P>() {
+            Err(why) if learned => vec![format!(
+                "the learned evaluation and its self-training are skipped: {why}"
+            )],
+            _ => Vec::new(),
+        }
+    }
+
     /// Play iterations until a limit is reached or a stop is requested. A
     /// stop during an iteration drops that iteration (nothing of it is
     /// written; [`Event::Interrupted`] says so) and returns Ok: the newest
@@ -442,6 +459,9 @@ impl<P: RunGame> Run<P> {
             dir: self.dir.root.clone(),
             device: self.compute.describe().to_string(),
         });
+        for notice in self.skipped_parts() {
+            observer(&Event::Notice(notice));
+        }
         let first = self.state.iteration;
         let t0 = Instant::now();
         let wall0 = self.state.wall_s;

@@ -7,14 +7,15 @@
 //! value by `value_q_weight`) + with auxiliary heads, `material_weight` and
 //! `plies_left_weight` times the squared errors of the final material
 //! difference and the plies left (over the samples whose game was played
-//! out). In a game the h1-a8 reflection keeps (Damone), every batch is
-//! augmented with it (each sample reflected with probability 1/2).
+//! out). In a game with a symmetry ([`Board::SYMMETRY`]: Damone's h1-a8
+//! reflection), every batch is augmented with it (each sample with
+//! probability 1/2).
 
 use crate::data::{AuxTargets, Sample};
 use crate::mcts::Wdl;
 use crate::net::model::AUX_OUTPUTS;
 use crate::net::{
-    planes_tensor, policy_indices, reflect_index, Board, Inputs, ModelConfig, Net, Observation,
+    index_under, planes_tensor, policy_indices, Board, Inputs, ModelConfig, Net, Observation, Symmetry,
 };
 use crate::util::Rng;
 mod cpu_step;
@@ -425,14 +426,15 @@ fn make_batch<P: Board>(
     for (i, s) in samples.iter().enumerate() {
         let mut obs = Observation::new(&s.pos, s.repeated, s.no_progress, inputs);
         // Drawn in every game, so that a seed draws the same batches;
-        // applied only where the reflection keeps the rules.
-        let reflect = rng.random::<bool>() && P::REFLECTION_SYMMETRIC;
-        if reflect {
-            obs = obs.reflect();
-        }
+        // applied only where the game has a symmetry.
+        let symmetry = match rng.random::<bool>() {
+            true => P::SYMMETRY,
+            false => Symmetry::None,
+        };
+        obs = obs.under(symmetry);
         b.obs.push(obs);
         for &(j, p) in &s.policy {
-            let j = if reflect { reflect_index(P::CELLS, j) } else { j };
+            let j = index_under(P::CELLS, symmetry, j);
             let at = i * moves + j as usize;
             b.policy[at] += p;
             b.mask[at] = 0.0;
@@ -445,7 +447,7 @@ fn make_batch<P: Board>(
         b.aux.extend(targets);
         b.aux_mask.extend([known; AUX_OUTPUTS]);
         if let Some(j) = s.reply.filter(|_| with_reply) {
-            let j = if reflect { reflect_index(P::CELLS, j) } else { j };
+            let j = index_under(P::CELLS, symmetry, j);
             b.reply[i * moves + j as usize] = 1.0;
             b.replies += 1;
         }

@@ -9,7 +9,6 @@ use crate::game::types::Color;
 impl Board for Position {
     const CELLS: BoardCells = BoardCells::ALL;
     const PIECES_PER_SIDE: f32 = 18.0;
-    const REFLECTION_SYMMETRIC: bool = false;
     fn kind_cells(&self, c: Color) -> [u128; 3] {
         [self.men(c) as u128, self.kings(c) as u128, 0]
     }

@@ -344,17 +344,6 @@ impl GamePosition for Position {
     fn variant_of_code(code: u8) -> Option<()> {
         (code == VARIANT_CODE).then_some(())
     }
-    fn variant_name(_: ()) -> &'static str {
-        "standard"
-    }
-    fn variant_named(name: &str) -> Result<(), String> {
-        match name.trim() {
-            "standard" => Ok(()),
-            other => Err(format!(
-                "unknown variant '{other}' for dameo (it has one: standard)"
-            )),
-        }
-    }
     /// The start position: each side's eighteen men on its first three
     /// rows, eight, six and four (a1-h1, b2-g2, c3-f3 for White), White to
     /// move.

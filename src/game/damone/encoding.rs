@@ -4,13 +4,14 @@
 
 use super::position::Position;
 use super::rank::Rank;
-use crate::game::grid::{cell, dark_to_cells, Board, BoardCells};
+use crate::game::grid::{cell, dark_to_cells, Board, BoardCells, Symmetry};
 use crate::game::types::Color;
 
 impl Board for Position {
     const CELLS: BoardCells = BoardCells::DARK;
     const PIECES_PER_SIDE: f32 = 8.0;
-    const REFLECTION_SYMMETRIC: bool = true;
+    /// Every rank moves alike in all four diagonal directions.
+    const SYMMETRY: Symmetry = Symmetry::Diagonal;
     fn kind_cells(&self, c: Color) -> [u128; 3] {
         Rank::ALL.map(|r| dark_to_cells(self.pieces(c, r)))
     }

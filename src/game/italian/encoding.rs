@@ -9,7 +9,6 @@ use crate::game::types::Color;
 impl Board for Position {
     const CELLS: BoardCells = BoardCells::DARK;
     const PIECES_PER_SIDE: f32 = 12.0;
-    const REFLECTION_SYMMETRIC: bool = false;
     fn kind_cells(&self, c: Color) -> [u128; 3] {
         [dark_to_cells(self.men(c)), dark_to_cells(self.kings(c)), 0]
     }

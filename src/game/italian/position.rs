@@ -236,17 +236,6 @@ impl GamePosition for Position {
     fn variant_of_code(code: u8) -> Option<()> {
         (code == 3).then_some(())
     }
-    fn variant_name(_: ()) -> &'static str {
-        "standard"
-    }
-    fn variant_named(name: &str) -> Result<(), String> {
-        match name.trim() {
-            "standard" => Ok(()),
-            other => Err(format!(
-                "unknown variant '{other}' for italian (it has one: standard)"
-            )),
-        }
-    }
     /// The start position: twelve men a side on the three rows nearest
     /// each player, White to move.
     fn start(_: ()) -> Position {
