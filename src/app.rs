@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! # type Position = damone::game::damone::Position;
-//! fn main() -> anyhow::Result<()> {
+//! fn main() {
 //!     damone::app::main::<Position>()
 //! }
 //! ```
@@ -108,12 +108,18 @@ pub enum GameCommand {
 }
 
 /// Parse the process's arguments and run the command for game `P`; the
-/// help names the game by its title.
-pub fn main<P: RunGame>() -> Result<()> {
+/// help names the game by its title. An error is one line on stderr and
+/// exit status 2, as with `damone` itself.
+pub fn main<P: RunGame>() {
     let about = format!("{} trained and played with damone's library", P::ID.title());
     let matches = AppCli::command().about(about).get_matches();
-    let cli = AppCli::from_arg_matches(&matches).map_err(|e| anyhow!("{e}"))?;
-    run_command::<P>(cli.command)
+    let done = AppCli::from_arg_matches(&matches)
+        .map_err(|e| anyhow!("{e}"))
+        .and_then(|cli| run_command::<P>(cli.command));
+    if let Err(e) = done {
+        eprintln!("error: {}", format!("{e:#}").replace('\n', " "));
+        std::process::exit(2);
+    }
 }
 
 /// Run one command for game `P`, printing what it reports.

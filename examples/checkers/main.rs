@@ -23,7 +23,7 @@ mod rules;
 
 use rules::Position;
 
-fn main() -> anyhow::Result<()> {
+fn main() {
     damone::app::main::<Position>()
 }
 

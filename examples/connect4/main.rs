@@ -20,7 +20,7 @@ mod rules;
 
 use rules::Position;
 
-fn main() -> anyhow::Result<()> {
+fn main() {
     damone::app::main::<Position>()
 }
 
@@ -152,6 +152,24 @@ mod tests {
                 mirrored_idx[j]
             );
         }
+    }
+
+    /// A run of a game without material switches off what reads it.
+    #[test]
+    fn a_run_switches_off_what_reads_material() {
+        let tiny = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/tiny.toml");
+        let mut cfg = damone::run::RunConfig::load(Some(&tiny), &["game=connect4".into()]).unwrap();
+        cfg.search.tactics_margin = 1.0;
+        cfg.fit_game::<Position>().unwrap();
+        assert_eq!(cfg.model.board, <Position as damone::game::Board>::CELLS);
+        assert_eq!(
+            (
+                cfg.train.material_weight,
+                cfg.search.material_utility,
+                cfg.search.tactics_margin
+            ),
+            (0.0, 0.0, 0.0)
+        );
     }
 
     /// Every command of damone's `app` once, on the tiny config (the

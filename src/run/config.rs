@@ -2,7 +2,7 @@
 //! every value validated with a message naming the key; `key=value`
 //! overrides; the default config is embedded in the library.
 
-use crate::game::{DrawRules, GameId};
+use crate::game::{Color, DrawRules, GameId, GamePosition};
 use crate::mcts::SearchParams;
 use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
@@ -261,14 +261,21 @@ impl RunConfig {
     }
 
     /// Fit the config to its game `P`: the policy index's cells are the
-    /// game's whatever a file says, and the variant must be one of the
-    /// game's. The error names the key.
+    /// game's whatever a file says, the variant must be one of the game's,
+    /// and in a game without material ([`has_material`]) the parts that
+    /// read it are off (the material target, the search's material
+    /// utility and its tactical check). The error names the key.
     pub fn fit_game<P: crate::net::Board>(&mut self) -> std::result::Result<(), String> {
         if self.game != P::ID {
             return Err(format!("game: the config is for {}, not {}", self.game, P::ID));
         }
         self.model.board = P::CELLS;
-        P::variant_named(&self.variant).map_err(|e| format!("variant: {e}"))?;
+        let variant = P::variant_named(&self.variant).map_err(|e| format!("variant: {e}"))?;
+        if !has_material(&P::start(variant)) {
+            self.train.material_weight = 0.0;
+            self.search.material_utility = 0.0;
+            self.search.tactics_margin = 0.0;
+        }
         Ok(())
     }
 
@@ -469,6 +476,13 @@ pub(crate) fn apply_set(table: &mut toml::Table, set: &str) -> Result<()> {
     }
     t.insert(parts[parts.len() - 1].to_string(), value);
     Ok(())
+}
+
+/// True when a game has material: its start position `start` has some for
+/// either side ([`GamePosition::material`]; a game without material keeps
+/// its default, 0).
+pub fn has_material<P: GamePosition>(start: &P) -> bool {
+    start.material(Color::White) != 0 || start.material(Color::Black) != 0
 }
 
 #[cfg(test)]

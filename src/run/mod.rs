@@ -435,17 +435,27 @@ impl<P: RunGame> Run<P> {
 
     /// The parts of the config this game cannot use, each as a notice:
     /// the learned evaluation and its self-training, which read 8x8 boards
-    /// turned for Black.
+    /// turned for Black, and what reads material in a game without it
+    /// (switched off by [`RunConfig::fit_game`]).
     fn skipped_parts(&self) -> Vec<String> {
         let c = &self.cfg;
         let learned =
             c.learned_eval.train_in_run || c.learned_eval.interval > 0 || c.self_train.minutes_in_run > 0.0;
-        match crate::learned::features::check_board::<P>() {
-            Err(why) if learned => vec![format!(
-                "the learned evaluation and its self-training are skipped: {why}"
-            )],
-            _ => Vec::new(),
+        let mut notices = Vec::new();
+        if let Err(why) = crate::learned::features::check_board::<P>() {
+            if learned {
+                notices.push(format!(
+                    "the learned evaluation and its self-training are skipped: {why}"
+                ));
+            }
         }
+        if !config::has_material(&self.start) {
+            notices.push(format!(
+                "{} has no material: the material target, the material utility and the tactical check are off",
+                P::ID
+            ));
+        }
+        notices
     }
 
     /// Play iterations until a limit is reached or a stop is requested. A
