@@ -31,9 +31,6 @@ impl Board for Position {
         }
         [cells, 0, 0]
     }
-    fn with_side_to_move(&self, _: Color) -> Position {
-        *self
-    }
     /// A drop is named by its column: the column's bottom cell as start
     /// and end, so that the policy index has one entry per column.
     fn move_cells(m: &Move) -> (usize, usize, u128) {

@@ -158,8 +158,6 @@ impl GamePosition for Position {
     type SetupError = SetupError;
 
     const ID: GameId = GameId::new("connect4", "Connect Four");
-    /// Positions never repeat (every move adds a disc).
-    const REPETITION_DRAW: usize = 3;
 
     fn variant_code(_: ()) -> u8 {
         VARIANT_CODE
@@ -210,10 +208,6 @@ impl GamePosition for Position {
             z ^ (z >> 31)
         };
         mix(self.discs[0] ^ mix(self.discs[1] ^ 0x9E37_79B9_7F4A_7C15))
-    }
-    /// No move is reversible: the counter stays 0.
-    fn no_progress(&self) -> u16 {
-        0
     }
     fn legal_moves_into(&self, out: &mut Vec<Move>) {
         out.clear();

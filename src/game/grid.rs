@@ -381,8 +381,12 @@ pub trait Board: GamePosition {
     /// Damas, Damones; Italian and Dameo: men, kings and an empty board).
     fn kind_cells(&self, c: Color) -> [u128; 3];
     /// The same pieces with `c` to move (the threat planes ask what the
-    /// opponent could take).
-    fn with_side_to_move(&self, c: Color) -> Self;
+    /// opponent could take). The default, the position as it is, serves a
+    /// game without captures, whose threat planes stay empty.
+    fn with_side_to_move(&self, c: Color) -> Self {
+        let _ = c;
+        *self
+    }
     /// A move's start cell, end cell and captured cells.
     fn move_cells(m: &Self::Move) -> (usize, usize, u128);
 }

@@ -81,8 +81,9 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// game: `GameId::new("checkers", "English checkers")`).
     const ID: GameId;
     /// The number of occurrences of one position (same side to move) that
-    /// draws the game.
-    const REPETITION_DRAW: usize;
+    /// draws the game; 3 by default (a game whose positions never recur
+    /// keeps it: it never applies).
+    const REPETITION_DRAW: usize = 3;
 
     /// The byte that files (samples, games in flight, shards) write for a
     /// variant of this game. Codes are unique across games (Damone 0-2,
@@ -135,8 +136,12 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     fn side_to_move(&self) -> Color;
     /// A hash of the pieces and the side to move (not the counters).
     fn hash_key(&self) -> u64;
-    /// Plies since the last irreversible move, as the no-progress draw counts them.
-    fn no_progress(&self) -> u16;
+    /// Plies since the last irreversible move, as the no-progress draw
+    /// counts them; a game without a no-progress draw keeps the default,
+    /// 0 (the draw then never applies).
+    fn no_progress(&self) -> u16 {
+        0
+    }
 
     /// Every legal move into `out` (cleared first).
     fn legal_moves_into(&self, out: &mut Vec<Self::Move>);

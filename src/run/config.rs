@@ -104,7 +104,7 @@ pub struct RunConfig {
     /// Stop after this much wall time in minutes (0 = no limit).
     pub time_limit_minutes: f64,
     /// The game: one of the list's names, or another crate's game (its
-    /// [`GamePosition::ID`](crate::game::GamePosition::ID)).
+    /// [`GamePosition::ID`]).
     pub game: GameId,
     /// Rules variant: one of the game's (every game has `standard`).
     pub variant: String,
