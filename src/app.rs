@@ -22,7 +22,7 @@ use crate::player::{factory_on, LoadedNet};
 use crate::run::self_train::{
     SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
 };
-use crate::run::{Checkpoint, Event, Run, RunConfig, RunGame, Start};
+use crate::run::{Checkpoint, Event, Run, RunGame, Start};
 use crate::util::stop::Stop;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -175,8 +175,7 @@ pub fn train<P: RunGame>(config: Option<&Path>, mut sets: Vec<String>, resume: b
         Start::New
     };
     sets.insert(0, format!("game={}", P::ID));
-    let cfg = RunConfig::load(config, &sets)?;
-    let mut run = Run::<P>::open(cfg, start)?;
+    let mut run = Run::<P>::open_with(config, &sets, start)?;
     run.run(&mut |event: &Event| match event {
         Event::Iteration {
             metrics, checkpoint, ..
@@ -219,14 +218,16 @@ pub fn rate<P: RunGame>(dir: &Path, games: u32) -> Result<()> {
     Ok(())
 }
 
-/// Write the best checkpoint of the run in `dir` as the player file `out`;
-/// its size in bytes.
+/// Write the best checkpoint of the run in `dir` as the player file `out`,
+/// with the checkpoint's learned evaluation where it has one (as `damone
+/// export` writes it); its size in bytes.
 pub fn export<P: RunGame>(dir: &Path, out: &Path) -> Result<usize> {
     let ck = Checkpoint::for_player(dir, false)?;
     if ck.config.game != P::ID {
         bail!("{} holds a {} run, not {}", dir.display(), ck.config.game, P::ID);
     }
-    let loaded = LoadedNet::from_checkpoint(&ck, ck.config.eval.sims)?;
+    let mut loaded = LoadedNet::from_checkpoint(&ck, ck.config.eval.sims)?;
+    loaded.attach_learned_eval(&ck).map_err(anyhow::Error::msg)?;
     let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;
     crate::util::atomic_write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(bytes.len())
@@ -280,7 +281,8 @@ pub fn play_match<P: RunGame>(names: &[String; 2], games: u32) -> Result<Vec<Gam
 /// Every command once on a tiny budget, in the folder `dir` (made afresh
 /// and removed after): two iterations of `configs/tiny.toml` (`tiny`), the
 /// second by a resume that keeps its `--set` change; a match of the
-/// network against alpha-beta; its rating; the export and the engine protocol on the
+/// network against alpha-beta; its rating; the export (with its learned
+/// evaluation where the game has one) and the engine protocol on the
 /// file; a file of game `Other` refused by name; two self-training rounds
 /// (the second resumed) and a match with their evaluation where the
 /// learned evaluation reads the game's board. An error says which step
@@ -325,6 +327,10 @@ pub fn walk_through<P: RunGame, Other: RunGame>(dir: &Path, tiny: &Path) -> Resu
     let file = dir.join("player.dmp");
     export::<P>(&run, &file).context("export")?;
     engine_answers::<P>(&file).context("engine")?;
+    if crate::learned::features::reads::<P>() {
+        let spec = format!("alphabeta:eval={},depth=1", file.display());
+        factory_on::<P>(&spec, &ComputeDevice::cpu()).context("the exported file's learned evaluation")?;
+    }
     let other = format!("net:{}", file.display());
     match factory_on::<Other>(&other, &ComputeDevice::cpu()) {
         Err(e) if e.to_string().contains(P::ID.name()) => {}

@@ -1,6 +1,7 @@
 //! A position as text for a terminal: each game's board
-//! ([`GamePosition::GRID`]) in its own notation. A game that names its cells by file and rank (Damone, Dameo)
-//! gets `a`-`h` and `1`-`8` along the edges; a game that numbers its
+//! ([`GamePosition::GRID`]) in its own notation. A game that names its
+//! cells by file and rank (Damone, Dameo) gets `a`-`h` and `1`-`8` along
+//! the edges; a game that numbers its
 //! squares ([`GamePosition::cell_number`]: Italian draughts' 1-32) shows
 //! each empty square's number in place, as its diagrams do.
 

@@ -101,9 +101,8 @@ pub trait GamePosition: Copy + Eq + Hash + Send + Sync + fmt::Debug + fmt::Displ
     /// Every variant's name, `standard` first (for help texts).
     const VARIANT_NAMES: &'static [&'static str] = &["standard"];
     /// The variant of this name (every game has `standard`); the error is
-    /// one line naming the game's variants. The default reads the names of
-    /// `VARIANT_NAMES` as [`variant_name`](Self::variant_name) writes them,
-    /// `standard` as the default variant.
+    /// one line naming the game's variants. The default, for a game of one
+    /// variant, reads `standard` alone, as the default variant.
     fn variant_named(name: &str) -> Result<Self::Variant, String> {
         match name.trim() {
             "standard" => Ok(Self::Variant::default()),

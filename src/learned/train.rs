@@ -7,8 +7,7 @@
 use super::features::{for_each_active, Planes, FEATURES};
 use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
-use crate::game::Color;
-use crate::game::{Board, Symmetry};
+use crate::game::{Board, Color, Symmetry};
 use crate::mcts::Wdl;
 use crate::util::{rng_stream, Rng};
 use rand::seq::SliceRandom;

@@ -281,10 +281,10 @@ pub fn policy_indices_into<P: Board>(pos: &P, moves: &[P::Move], out: &mut Vec<u
 /// The policy index on `board` under `symmetry` (a symmetry of its
 /// playing cells, [`Board::SYMMETRY`]).
 pub fn index_under(board: BoardCells, symmetry: Symmetry, idx: u16) -> u16 {
-    let idx = idx as usize;
     if symmetry == Symmetry::None {
-        return idx as u16;
+        return idx;
     }
+    let idx = idx as usize;
     if board == BoardCells::DARK && symmetry == Symmetry::Diagonal {
         let slot = idx / 1024;
         let from = Square::new(((idx % 1024) / 32) as u8).reflect().index();

@@ -164,8 +164,8 @@ fn resumable(key: &str) -> bool {
 /// A game a run can train: the network's encoding ([`Board`]), the
 /// alpha-beta baseline's evaluation ([`Baseline`]) for its evaluation games,
 /// and its exact values where it has them ([`OpenExactValues`]: endgame
-/// tables for every [`TableGame`](crate::game::TableGame); a game without tables declares it with
-/// an empty `impl OpenExactValues for ... {}`).
+/// tables for every [`TableGame`](crate::game::TableGame); a game without
+/// tables declares it with an empty `impl OpenExactValues for ... {}`).
 pub trait RunGame: Board + Baseline + OpenExactValues {}
 impl<P: Board + Baseline + OpenExactValues> RunGame for P {}
 
