@@ -8,10 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 venv=.venv-python
-if ! "$venv/bin/python" -c "import maturin, pytest, pettingzoo, gymnasium, pyspiel, mypy" 2>/dev/null; then
+# OpenSpiel with the versions of JAX and flax its AlphaZero pins (the test
+# that drives its trainer, docs/peers.md).
+openspiel=(open-spiel==2.0.2 jax==0.8.1 jaxlib==0.8.1 flax==0.12.1 optax==0.2.6 chex==0.1.91)
+if ! "$venv/bin/python" -c "import maturin, pytest, pettingzoo, gymnasium, pyspiel, mypy, jax, flax" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --upgrade pip
-    "$venv/bin/pip" install --quiet "maturin>=1.5,<2" "pytest>=7" "pettingzoo>=1.24" "gymnasium>=0.29" open_spiel mypy numpy
+    "$venv/bin/pip" install --quiet "maturin>=1.5,<2" "pytest>=7" "pettingzoo>=1.24" "gymnasium>=0.29" "${openspiel[@]}" mypy numpy
 fi
 cargo build --release --quiet --bin damone
 wheels=$(mktemp -d)

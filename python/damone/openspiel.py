@@ -105,6 +105,11 @@ class DamoneObserver:
         return f"{state.game_state.setup} {' '.join(state.game_state.moves)}"
 
 
+def _load_registered(short: str) -> pyspiel.Game:
+    """The registered game of that short name (the unpickling of a game)."""
+    return pyspiel.load_game(short)
+
+
 def _register(kind: str, short: str, long: str, max_plies: int = 400) -> type:
     game_type = _game_type(short, long)
     game_info = _game_info(max_plies)
@@ -118,6 +123,12 @@ def _register(kind: str, short: str, long: str, max_plies: int = 400) -> type:
 
         def make_py_observer(self, iig_obs_type=None, params=None) -> DamoneObserver:
             return DamoneObserver(params)
+
+        def __reduce__(self):
+            # Unpickling imports this module, which registers the games: a
+            # process spawned by OpenSpiel (its AlphaZero's actors) loads the
+            # game without importing damone.openspiel itself.
+            return (_load_registered, (short,))
 
     _Game.__name__ = _Game.__qualname__ = f"{kind.capitalize()}Game"
     pyspiel.register_game(game_type, _Game)
