@@ -8,6 +8,8 @@
 #       OpenSpiel's trainer on the game, pinned to the cores given
 #   scripts/openspiel-peer.sh match --game damone --run DIR --opponent SPEC --games 100 --movetime 100 --out FILE [--cores 0,1]
 #       its trained bot against a damone player at equal time per move
+#   scripts/openspiel-peer.sh profile --game damone --run DIR [--compiled] [--cores 0]
+#       where its self-play spends its time (cProfile)
 #
 # Each process is kept to one thread (JAX on the CPU, XLA's intra-op pool of
 # one), so a run given N cores uses N.
@@ -52,6 +54,6 @@ run_driver() {
 
 case "${1:-}" in
     setup) setup ;;
-    train | match) run_driver "$@" ;;
-    *) sed -n '2,13p' "$0" >&2; exit 2 ;;
+    train | match | profile) run_driver "$@" ;;
+    *) sed -n '2,15p' "$0" >&2; exit 2 ;;
 esac

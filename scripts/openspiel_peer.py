@@ -256,6 +256,7 @@ class OpenSpielBot:
         from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
         from open_spiel.python.algorithms.alpha_zero import utils
 
+        run = os.path.abspath(run)  # orbax reads absolute checkpoint paths only
         with open(os.path.join(run, "config.json")) as file:
             config = json.load(file)
         model = utils.api_selector(config["nn_api_version"]).Model.build_model(
@@ -348,6 +349,9 @@ def match(args: argparse.Namespace) -> None:
 
     if args.games % 2:
         sys.exit("error: --games must be even (each opening is played with both colours)")
+    # The bot plays with the compiled forward pass whatever its run used:
+    # the same weights, and the most simulations its time allows.
+    _patch_compiled_inference()
     pyspiel_game = pyspiel.load_game(damone.openspiel.SHORT_NAMES[args.game])
     bot = OpenSpielBot(args.run, args.checkpoint, pyspiel_game)
     engine = Engine(args.damone, args.opponent, args.game)
@@ -391,6 +395,48 @@ def _summary(args: argparse.Namespace, scores: list[float], times: dict) -> dict
     }
 
 
+def profile(args: argparse.Namespace) -> None:
+    """Self-play moves as an actor makes them (the run's bot, its training
+    simulations and noise), under cProfile: where the time goes."""
+    import cProfile
+    import pstats
+
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
+    from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
+    from open_spiel.python.algorithms.alpha_zero import utils
+
+    if args.compiled:
+        _patch_compiled_inference()
+    game = pyspiel.load_game(damone.openspiel.SHORT_NAMES[args.game])
+    args.run = os.path.abspath(args.run)
+    with open(os.path.join(args.run, "config.json")) as file:
+        config = json.load(file)
+    model = utils.api_selector(config["nn_api_version"]).Model.build_model(
+        config["nn_model"], config["observation_shape"], config["output_size"],
+        config["nn_width"], config["nn_depth"], config["weight_decay"], config["learning_rate"], args.run,
+    )
+    model.load_checkpoint(-1)
+    bot = mcts.MCTSBot(
+        game, config["uct_c"], config["max_simulations"], evaluator_lib.AlphaZeroEvaluator(game, model),
+        solve=False, dirichlet_noise=(config["policy_epsilon"], config["policy_alpha"]),
+        child_selection_fn=mcts.SearchNode.puct_value, dont_return_chance_node=True,
+    )
+    state, moves = game.new_initial_state(), 0
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    while moves < args.moves:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        state.apply_action(bot.step(state))
+        moves += 1
+    profiler.disable()
+    seconds = time.perf_counter() - started
+    print(f"{moves} moves in {seconds:.1f} s: {moves / seconds:.2f} states a second")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -411,8 +457,14 @@ def main() -> None:
     m.add_argument("--opening-plies", type=int, default=4, help="random plies before the match's moves")
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--out", required=True, help="the match's JSON summary")
+    p = commands.add_parser("profile", help="self-play moves of the trained bot under cProfile")
+    p.add_argument("--game", choices=damone.GAMES, default="damone")
+    p.add_argument("--run", required=True, help="the OpenSpiel run's folder")
+    p.add_argument("--moves", type=int, default=300)
+    p.add_argument("--top", type=int, default=25, help="functions listed, by own time")
+    p.add_argument("--compiled", action="store_true", help="with the fair change's compiled inference")
     args = parser.parse_args()
-    {"train": train, "match": match}[args.command](args)
+    {"train": train, "match": match, "profile": profile}[args.command](args)
 
 
 if __name__ == "__main__":
