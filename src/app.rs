@@ -17,12 +17,13 @@ use crate::arena::tournament::{run_games, schedule, GameRecord, MatchSettings, S
 use crate::engine_protocol::EngineSession;
 use crate::game::perft;
 use crate::net::ComputeDevice;
+use crate::player::export::{export_player, ExportOptions};
+use crate::player::open;
 use crate::player::rate::{rate_game, RateConfig};
-use crate::player::{factory_on, LoadedNet};
 use crate::run::self_train::{
     SelfTrainConfig, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
 };
-use crate::run::{Checkpoint, Event, Run, RunGame, Start};
+use crate::run::{Event, Run, RunGame, Start};
 use crate::util::stop::Stop;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -111,6 +112,7 @@ pub enum GameCommand {
 /// help names the game by its title. An error is one line on stderr and
 /// exit status 2, as with `damone` itself.
 pub fn main<P: RunGame>() {
+    P::ID.declare();
     let about = format!("{} trained and played with damone's library", P::ID.title());
     let matches = AppCli::command().about(about).get_matches();
     let done = AppCli::from_arg_matches(&matches)
@@ -154,7 +156,7 @@ pub fn run_command<P: RunGame>(command: GameCommand) -> Result<()> {
             resume,
         } => self_train::<P>(&dir, rounds, &sets, resume)?,
         GameCommand::Engine { player } => {
-            let factory = factory_on::<P>(&player, &ComputeDevice::cpu())?;
+            let (factory, _) = open::<P>(&player, &ComputeDevice::cpu())?;
             let mut session = EngineSession::new(factory(1), P::Variant::default(), Default::default());
             session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
         }
@@ -222,15 +224,11 @@ pub fn rate<P: RunGame>(dir: &Path, games: u32) -> Result<()> {
 /// with the checkpoint's learned evaluation where it has one (as `damone
 /// export` writes it); its size in bytes.
 pub fn export<P: RunGame>(dir: &Path, out: &Path) -> Result<usize> {
-    let ck = Checkpoint::for_player(dir, false)?;
-    if ck.config.game != P::ID {
-        bail!("{} holds a {} run, not {}", dir.display(), ck.config.game, P::ID);
-    }
-    let mut loaded = LoadedNet::from_checkpoint(&ck, ck.config.eval.sims)?;
-    loaded.attach_learned_eval(&ck).map_err(anyhow::Error::msg)?;
-    let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;
-    crate::util::atomic_write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
-    Ok(bytes.len())
+    let opts = ExportOptions {
+        game: Some(P::ID),
+        ..ExportOptions::default()
+    };
+    Ok(export_player(dir, out, &opts)?.bytes)
 }
 
 /// Self-train the folder `dir` to round `rounds`, a line a round.
@@ -269,7 +267,11 @@ pub fn play_match<P: RunGame>(names: &[String; 2], games: u32) -> Result<Vec<Gam
     }
     let factories = names
         .iter()
-        .map(|n| factory_on::<P>(n, &ComputeDevice::cpu()).with_context(|| format!("player '{n}'")))
+        .map(|n| {
+            open::<P>(n, &ComputeDevice::cpu())
+                .map(|(f, _)| f)
+                .with_context(|| format!("player '{n}'"))
+        })
         .collect::<Result<Vec<_>>>()?;
     let mut settings = MatchSettings::from_start(P::start(P::Variant::default()));
     settings.games_per_pair = games;
@@ -329,10 +331,10 @@ pub fn walk_through<P: RunGame, Other: RunGame>(dir: &Path, tiny: &Path) -> Resu
     engine_answers::<P>(&file).context("engine")?;
     if crate::learned::features::reads::<P>() {
         let spec = format!("alphabeta:eval={},depth=1", file.display());
-        factory_on::<P>(&spec, &ComputeDevice::cpu()).context("the exported file's learned evaluation")?;
+        open::<P>(&spec, &ComputeDevice::cpu()).context("the exported file's learned evaluation")?;
     }
     let other = format!("net:{}", file.display());
-    match factory_on::<Other>(&other, &ComputeDevice::cpu()) {
+    match open::<Other>(&other, &ComputeDevice::cpu()) {
         Err(e) if e.to_string().contains(P::ID.name()) => {}
         Err(e) => bail!(
             "a {} file as a {} player: '{e}' does not name {}",
@@ -352,7 +354,7 @@ pub fn walk_through<P: RunGame, Other: RunGame>(dir: &Path, tiny: &Path) -> Resu
 /// The engine protocol on the player file `file`: `hello` names the game,
 /// `go sims 8` answers a move.
 fn engine_answers<P: RunGame>(file: &Path) -> Result<()> {
-    let factory = factory_on::<P>(&format!("net:{}", file.display()), &ComputeDevice::cpu())?;
+    let (factory, _) = open::<P>(&format!("net:{}", file.display()), &ComputeDevice::cpu())?;
     let mut session = EngineSession::new(factory(1), P::Variant::default(), Default::default());
     let hello = session.handle("hello").unwrap_or_default();
     if !hello.contains(&format!("id game {}", P::ID)) {

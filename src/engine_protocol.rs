@@ -257,7 +257,7 @@ mod tests {
     use crate::player;
 
     fn session(spec: &str) -> EngineSession<Position> {
-        let (make, header) = player::open(spec).unwrap();
+        let (make, header) = player::open(spec, &crate::net::ComputeDevice::cpu()).unwrap();
         let rules = header.map(|h| h.rules).unwrap_or_default();
         EngineSession::new(make(1), Variant::Standard, rules)
     }
@@ -367,7 +367,9 @@ mod tests {
     #[test]
     fn an_italian_session_speaks_the_federations_notation() {
         use crate::game::italian;
-        let (make, _) = player::open::<italian::Position>("alphabeta:depth=2").unwrap();
+        let (make, _) =
+            player::open::<italian::Position>("alphabeta:depth=2", &crate::net::ComputeDevice::cpu())
+                .unwrap();
         let mut s = EngineSession::new(make(1), (), DrawRules::default());
         let mut out = Vec::new();
         s.serve(

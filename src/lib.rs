@@ -29,7 +29,7 @@
 //! use damone::arena::tournament::{run_games, schedule, MatchSettings, Standings};
 //! use damone::game::{GamePosition, damone::{Position, Variant}};
 //! let names = ["alphabeta:depth=2".to_string(), "random".to_string()];
-//! let players = names.iter().map(|n| damone::player::factory::<Position>(n)).collect::<Result<Vec<_>, _>>()?;
+//! let players = names.iter().map(|n| damone::player::open::<Position>(n, &damone::net::ComputeDevice::cpu()).map(|(f, _)| f)).collect::<Result<Vec<_>, _>>()?;
 //! let settings = MatchSettings::from_start(Position::start(Variant::Standard));
 //! let games = schedule(&[(0, 1)], &settings);
 //! let records = run_games(&games, &names, &players, &settings, &|_| {});

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 type Italian = italian::Position;
 
 fn hub_session(spec: &str) -> HubSession<Italian> {
-    let (make, _) = player::open::<Italian>(spec).unwrap();
+    let (make, _) = player::open::<Italian>(spec, &damone::net::ComputeDevice::cpu()).unwrap();
     HubSession::new(make(1), "damone".into(), (), Default::default())
 }
 
@@ -137,7 +137,8 @@ fn dxp_plays_a_game_over_loopback() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let server = std::thread::spawn(move || {
-        let (make, _) = player::open::<Italian>("alphabeta:depth=2").unwrap();
+        let (make, _) =
+            player::open::<Italian>("alphabeta:depth=2", &damone::net::ComputeDevice::cpu()).unwrap();
         let mut engine = DxpEngine::new(make(1), "damone".into(), Default::default());
         engine.listen(&listener, Some(1)).unwrap();
     });

@@ -807,7 +807,11 @@ fn checkpoints_with_a_learned_evaluation_offer_alphabeta_with_it() {
         .collect();
     assert_eq!(learned.len(), 1, "{list:?}");
     assert!(learned[0].spec.contains("iter_0002") && learned[0].label.contains("learned evaluation"));
-    let make = damone::player::factory::<damone::game::damone::Position>(&learned[0].spec).unwrap();
+    let (make, _) = damone::player::open::<damone::game::damone::Position>(
+        &learned[0].spec,
+        &damone::net::ComputeDevice::cpu(),
+    )
+    .unwrap();
     let mut player = make(1);
     let start = <damone::game::damone::Position as damone::game::GamePosition>::start(Default::default());
     let game = damone::game::Game::new(start, Default::default());

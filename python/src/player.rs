@@ -9,7 +9,7 @@ use damone::arena::{PlayerFactory, PlayerKind};
 use damone::game::interface::setup_or_start;
 use damone::game::{Game, GameKind, GamePosition};
 use damone::net::NetEvaluator;
-use damone::player::{factory_on, game_of_players, parse_spec_or_path, LoadedNet};
+use damone::player::{game_of_players, parse_spec_or_path, LoadedNet};
 use damone::util::elo::score_interval;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -30,7 +30,8 @@ pub struct PyPlayer {
 }
 
 fn open<P: Wrap>(spec: &str, seed: u64) -> PyResult<AnyPlayer> {
-    let factory: PlayerFactory<P> = factory_on(spec, &damone::net::ComputeDevice::cpu()).map_err(err)?;
+    let (factory, _): (PlayerFactory<P>, _) =
+        damone::player::open(spec, &damone::net::ComputeDevice::cpu()).map_err(err)?;
     Ok(P::wrap_player(factory(seed)))
 }
 
@@ -204,7 +205,11 @@ fn play<P: Wrap>(a: &str, b: &str, s: MatchSettings<P>) -> PyResult<Vec<GameReco
     let cpu = damone::net::ComputeDevice::cpu();
     let factories = [a, b]
         .iter()
-        .map(|n| factory_on::<P>(n, &cpu).map_err(|e| err(format!("player '{n}': {e}"))))
+        .map(|n| {
+            damone::player::open::<P>(n, &cpu)
+                .map(|(f, _)| f)
+                .map_err(|e| err(format!("player '{n}': {e}")))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     let names = vec![a.to_string(), b.to_string()];
     let tasks = schedule(&[(0, 1)], &s);

@@ -1,10 +1,10 @@
 //! Player spec strings: `random`, `alphabeta:depth=4`,
 //! `alphabeta:movetime=1000`, `alphabeta:nodes=50000`,
 //! `alphabeta:eval=RUN,movetime=100` (a learned evaluation) and
-//! `alphabeta:tb=DIR` (endgame tables), both built by `player::factory`,
+//! `alphabeta:tb=DIR` (endgame tables), both built by `player::open`,
 //! `mcts:sims=800`,
 //! `mcts:sims=200,algo=gumbel`, and `net:PATH,sims=200` (built by
-//! `player::factory`, which knows networks); `threads=N` gives an
+//! `player::open`, which knows networks); `threads=N` gives an
 //! alpha-beta or network player N threads for each search.
 
 use super::{AlphaBeta, Baseline, HandWritten, LeafEval, Limits, MctsPlayer, Player, RandomPlayer};
@@ -27,7 +27,7 @@ pub enum PlayerKind {
     /// MCTS guided by a network (a checkpoint folder or a player file).
     Net,
     /// The player shipped with the program for a game (alpha-beta with its
-    /// learned evaluation; built by `player::factory`).
+    /// learned evaluation; built by `player::open`).
     Shipped,
 }
 
@@ -367,7 +367,7 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
         PlayerKind::AlphaBeta if spec.options.contains_key("eval") || spec.options.contains_key("tb") => {
             Err(SpecError::Missing(
                 spec.text.clone(),
-                "its learned evaluation or tables loaded: build it with damone::player::factory".into(),
+                "its learned evaluation or tables loaded: build it with damone::player::open".into(),
             ))
         }
         PlayerKind::AlphaBeta => alphabeta_factory(spec, Arc::new(HandWritten), None),
@@ -392,11 +392,11 @@ pub fn builtin_factory<P: Baseline>(spec: &PlayerSpec) -> Result<PlayerFactory<P
         }
         PlayerKind::Net => Err(SpecError::Missing(
             spec.text.clone(),
-            "a network: build it with damone::player::factory".into(),
+            "a network: build it with damone::player::open".into(),
         )),
         PlayerKind::Shipped => Err(SpecError::Missing(
             spec.text.clone(),
-            "its learned evaluation: build it with damone::player::factory".into(),
+            "its learned evaluation: build it with damone::player::open".into(),
         )),
     }
 }
@@ -532,7 +532,7 @@ mod tests {
         assert!(matches!(bad("mcts:tactics_depth=0"), SpecError::BadValue(..)));
         assert_eq!(
             bad("mcts:tactics_depth=4").to_string(),
-            "bad value '4' for option 'tactics_depth' in 'mcts:tactics_depth=4': tactics_depth must be 1, 2 or 3, got 4"
+            "bad value '4' for option 'tactics_depth' in 'mcts:tactics_depth=4': tactics_depth must be in [1, 3], got 4"
         );
     }
 

@@ -4,6 +4,7 @@
 //! on win/draw/loss counts (the normal approximation of Van den Bergh), and
 //! stopping bounds from the error rates `alpha` and `beta`.
 
+use crate::util::range::{check, Bounds};
 use std::str::FromStr;
 
 /// The test's hypotheses and error rates.
@@ -108,11 +109,8 @@ impl FromStr for Sprt {
         if t.elo0 >= t.elo1 {
             return Err(format!("SPRT needs elo0 < elo1, got {} and {}", t.elo0, t.elo1));
         }
-        for (name, p) in [("alpha", t.alpha), ("beta", t.beta)] {
-            if !(p > 0.0 && p < 0.5) {
-                return Err(format!("SPRT {name} must be in (0, 0.5), got {p}"));
-            }
-        }
+        check("SPRT alpha", t.alpha, Bounds::Open(0.0, 0.5))?;
+        check("SPRT beta", t.beta, Bounds::Open(0.0, 0.5))?;
         Ok(t)
     }
 }

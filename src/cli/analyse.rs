@@ -8,7 +8,7 @@ use damone::game::interface::setup_or_start;
 use damone::game::{DrawRules, Game, GameKind};
 use damone::mcts::Budget;
 use damone::net::ComputeDevice;
-use damone::player::{factory_on, game_of_players};
+use damone::player::{game_of_players, open};
 use damone::run::RunGame;
 use std::time::Duration;
 
@@ -54,8 +54,9 @@ fn analyse<P: RunGame>(a: &AnalyseArgs, device: &ComputeDevice) -> Result<()> {
         println!("{}", o.over_message());
         return Ok(());
     }
-    let mut p =
-        factory_on::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?(1);
+    let (make, _) =
+        open::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
+    let mut p = make(1);
     let budget = match (a.sims, a.movetime) {
         (Some(0), _) | (_, Some(0)) => bail!("--sims and --movetime must be at least 1"),
         (Some(n), _) => Some(Budget::Simulations(n)),

@@ -153,7 +153,11 @@ fn run_game<P: RunGame>(
     let device = o.device.for_players(names.iter().map(String::as_str))?;
     let factories = names
         .iter()
-        .map(|n| damone::player::factory_on::<P>(n, &device).with_context(|| format!("player '{n}'")))
+        .map(|n| {
+            damone::player::open::<P>(n, &device)
+                .map(|(f, _)| f)
+                .with_context(|| format!("player '{n}'"))
+        })
         .collect::<Result<Vec<PlayerFactory<P>>>>()?;
     let anchor = match &o.anchor {
         Some(a) => names

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use damone::engine_protocol::EngineSession;
 use damone::game::GameKind;
-use damone::player::{game_of_players, open_on};
+use damone::player::{game_of_players, open};
 use damone::run::RunGame;
 
 #[derive(Args, Debug)]
@@ -35,7 +35,7 @@ pub fn run_engine(a: EngineArgs) -> Result<()> {
 fn engine<P: RunGame>(a: &EngineArgs, device: &damone::net::ComputeDevice) -> Result<()> {
     let variant = P::variant_named(&a.variant).map_err(anyhow::Error::msg)?;
     let (make, header) =
-        open_on::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
+        open::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
     // A network player's own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();
     let mut session = EngineSession::new(make(1), variant, rules);

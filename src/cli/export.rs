@@ -1,11 +1,10 @@
 //! `damone export`: a checkpoint folder -> one self-contained player file
-//! (plus the weights as safetensors for inspection in Python).
+//! (plus the weights as safetensors for inspection in Python); the work is
+//! the library's [`damone::player::export`].
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
-use damone::player::LoadedNet;
-use damone::run::Checkpoint;
-use damone::util::atomic_write;
+use damone::player::export::{export_player, ExportOptions};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -34,32 +33,27 @@ pub struct ExportArgs {
 }
 
 pub fn run_export(a: ExportArgs) -> Result<()> {
-    if a.sims == Some(0) {
-        bail!("--sims must be at least 1");
-    }
-    let ck = Checkpoint::for_player(&a.checkpoint, a.latest)?;
-    eprintln!("exporting {}", ck.dir.display());
-    let sims = a.sims.unwrap_or(ck.config.eval.sims);
-    let mut loaded = LoadedNet::from_checkpoint(&ck, sims)?;
-    if loaded.attach_learned_eval(&ck).map_err(anyhow::Error::msg)? {
+    let opts = ExportOptions {
+        latest: a.latest,
+        sims: a.sims,
+        rating: a.rating,
+        rating_anchor: a.rating_anchor,
+        safetensors: true,
+        game: None,
+    };
+    let done = export_player(&a.checkpoint, &a.out, &opts)?;
+    eprintln!("exported {}", done.checkpoint.display());
+    if done.learned_eval {
         eprintln!("with its learned evaluation for alpha-beta (alphabeta:eval=FILE)");
     }
-    loaded.header.provenance.rating = a.rating;
-    loaded.header.provenance.rating_anchor = a.rating_anchor.clone();
-    let bytes = loaded.to_bytes().map_err(anyhow::Error::msg)?;
-    atomic_write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
-    let st_path = a.out.with_extension("safetensors");
-    let st = loaded.safetensors_bytes().map_err(anyhow::Error::msg)?;
-    atomic_write(&st_path, &st).with_context(|| format!("cannot write {}", st_path.display()))?;
-    let h = &loaded.header;
     eprintln!(
         "wrote {} ({} bytes: run {}, iteration {}, {} sims) and {}",
         a.out.display(),
-        bytes.len(),
-        h.provenance.run,
-        h.provenance.iteration,
-        sims,
-        st_path.display()
+        done.bytes,
+        done.run,
+        done.iteration,
+        done.sims,
+        done.safetensors.as_deref().unwrap_or(a.out.as_path()).display()
     );
     Ok(())
 }

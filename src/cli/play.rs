@@ -9,7 +9,7 @@ use damone::arena::{parse_color, Player, PlayerFactory, VersusGame};
 use damone::game::board_text::board_text;
 use damone::game::interface::setup_or_start;
 use damone::game::{GameKind, GamePosition};
-use damone::player::{game_of_players, open_on};
+use damone::player::{game_of_players, open};
 use damone::run::RunGame;
 use damone::util::{atomic_write, derive_seed};
 use std::io::Write;
@@ -66,7 +66,7 @@ fn play<P: RunGame>(a: PlayArgs, device: &damone::net::ComputeDevice) -> Result<
     let start: P = setup_or_start(a.fen.as_deref(), &a.variant).map_err(anyhow::Error::msg)?;
     let human = parse_color(&a.color).map_err(|e| anyhow::anyhow!("--color: {e}"))?;
     let (make, header) =
-        open_on(&a.opponent, device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
+        open(&a.opponent, device).with_context(|| format!("cannot load opponent '{}'", a.opponent))?;
     let mut bot = make(a.seed);
     // A network opponent plays under its own draw rules.
     let rules = header.map(|h| h.rules).unwrap_or_default();

@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use damone::game::{italian, GameKind};
-use damone::player::{game_of_players, open_on};
+use damone::player::{game_of_players, open};
 use damone::protocols::dxp::DxpEngine;
 use damone::protocols::{HubNotation, HubSession};
 use damone::run::RunGame;
@@ -62,7 +62,7 @@ pub fn run_hub(a: HubArgs) -> Result<()> {
 /// The Hub protocol over stdin/stdout in the game `P`.
 fn hub<P: RunGame + HubNotation>(a: &HubArgs, device: &damone::net::ComputeDevice) -> Result<()> {
     let (make, header) =
-        open_on::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
+        open::<P>(&a.player, device).with_context(|| format!("cannot open player '{}'", a.player))?;
     let rules = header.map(|h| h.rules).unwrap_or_default();
     let name = format!("damone {}", P::ID.title());
     let mut session = HubSession::new(make(1), name, Default::default(), rules);
@@ -79,7 +79,7 @@ pub fn run_dxp(a: DxpArgs) -> Result<()> {
     }
     let device = a.device.for_players([a.player.as_str()])?;
     let found = game_of_players([a.player.as_str()], Some(GameKind::Italian.id()))?;
-    let (make, header) = open_on::<italian::Position>(&a.player, &device)
+    let (make, header) = open::<italian::Position>(&a.player, &device)
         .with_context(|| format!("cannot open player '{}' for {}", a.player, found.title()))?;
     let rules = header.map(|h| h.rules).unwrap_or_default();
     let listener = TcpListener::bind((a.host.as_str(), a.port))

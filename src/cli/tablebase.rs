@@ -177,7 +177,9 @@ fn convert<P: RunGame + TableGame>(a: &ConvertArgs) -> Result<()> {
         if damone::player::game_of_players([spec], Some(P::ID)).is_err() {
             bail!("{spec} is not a {} player; the tables are {}'s", P::ID, P::ID);
         }
-        damone::player::factory::<P>(spec).map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
+        damone::player::open::<P>(spec, &damone::net::ComputeDevice::cpu())
+            .map(|(f, _)| f)
+            .map_err(|e| anyhow::anyhow!("cannot open player '{spec}': {e}"))
     };
     let players = [open(&a.player)?, open(&a.opponent)?];
     let pb = progress_bar(positions.len() as u64, "won positions", a.quiet);

@@ -12,25 +12,29 @@
 //! learner/done                      the learner reached its limit (create-only)
 //! ```
 //!
-//! A shard (`b"DMNSHARD"`, version 3, little-endian, through
+//! A shard (`b"DMNSHARD"`, version 4, little-endian, through
 //! the binary reader and writer (`util::bin`)): `u32` input-encoding version, `u64` model
 //! version, `str16` actor name, `u32` games, `u64` plies, `u64` sample
 //! count and the samples (as `data::write_sample` writes them), `blob64` PDN
-//! text of the games, then 32 bytes: the SHA-256 of everything before.
-//! Versions 1 (samples without the surprise, the auxiliary targets and the
-//! reply) and 2 (without the reply) are still read.
+//! text of the games, then the `u32` CRC-32 of everything before, as
+//! every file of the project ends. Version 3 is version 4 ending with a
+//! SHA-256 instead; versions 1 (samples without the surprise, the
+//! auxiliary targets and the reply) and 2 (without the reply) end the same
+//! way. All are still read. The SHA-256 of the weights remains their name
+//! (content addressing), not a checksum of a format.
 //!
-//! A learner checkpoint (`b"DMNLEARN"`, version 1): `u64` epoch, `u64`
+//! A learner checkpoint (`b"DMNLEARN"`, version 2): `u64` epoch, `u64`
 //! model version, `u64` training steps, `u64` games, `u64` samples, `f64`
 //! wall seconds (as `u64` bits), `blob64` config TOML, `blob64` weights,
 //! `blob64` optimiser state, `blob64` replay window, `u64` count and the
 //! keys of the shards already taken (used or skipped, with a `u8` kind:
-//! 0 used, 1 stale, 2 corrupt), then the SHA-256 of everything before.
+//! 0 used, 1 stale, 2 corrupt), then the CRC-32 of everything before
+//! (version 1: its SHA-256; still read).
 
 use crate::data::{read_sample, write_sample, Sample, SampleLayout};
 use crate::game::GamePosition;
 use crate::net::ENCODING_VERSION;
-use crate::util::bin::{BinError, Reader, Writer};
+use crate::util::bin::{crc32_body, BinError, Reader, Writer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -165,16 +169,29 @@ pub struct Shard<P: GamePosition> {
 
 const SHARD_MAGIC: &[u8; 8] = b"DMNSHARD";
 /// Version of the shard format.
-pub const SHARD_VERSION: u32 = 3;
+pub const SHARD_VERSION: u32 = 4;
+
+/// The first shard version sealed with the project's CRC-32; versions 1
+/// to 3 end with a SHA-256.
+const FIRST_CRC32_SHARD: u32 = 4;
 
 fn seal(w: Writer) -> Vec<u8> {
-    let mut b = w.finish();
-    let h = sha256(&b);
-    b.extend_from_slice(&h);
-    b
+    w.finish_with_crc32()
 }
 
-fn unseal<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a [u8], BinError> {
+/// The bytes of an object before its checksum: the CRC-32 of its format
+/// from version `crc32_since` on (the version follows the 8-byte magic),
+/// the SHA-256 of the versions before.
+fn unseal<'a>(bytes: &'a [u8], what: &'static str, crc32_since: u32) -> Result<&'a [u8], BinError> {
+    let version = bytes
+        .get(8..12)
+        .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")));
+    if version.is_some_and(|v| v >= crc32_since) {
+        return crc32_body(bytes).ok_or_else(|| BinError::Invalid {
+            what,
+            why: "checksum mismatch (corrupt object)".into(),
+        });
+    }
     if bytes.len() < 32 {
         return Err(BinError::Invalid {
             what,
@@ -212,9 +229,9 @@ impl<P: GamePosition> Shard<P> {
 impl<P: crate::net::Board> Shard<P> {
     /// Read a shard's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Shard<P>, BinError> {
-        let body = unseal(bytes, "game shard")?;
+        let body = unseal(bytes, "game shard", FIRST_CRC32_SHARD)?;
         let mut r = Reader::new(body, "game shard");
-        let version = r.header(SHARD_MAGIC, &[1, 2, SHARD_VERSION])?;
+        let version = r.header(SHARD_MAGIC, &[1, 2, 3, SHARD_VERSION])?;
         let layout = SampleLayout::of_version(version, 2);
         let enc = r.u32()?;
         if enc != ENCODING_VERSION {
@@ -284,7 +301,7 @@ pub struct LearnerState {
 
 const STATE_MAGIC: &[u8; 8] = b"DMNLEARN";
 /// Version of the learner checkpoint format.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 
 impl LearnerState {
     /// The checkpoint's bytes.
@@ -319,9 +336,9 @@ impl LearnerState {
 
     /// Read a checkpoint's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<LearnerState, BinError> {
-        let body = unseal(bytes, "learner checkpoint")?;
+        let body = unseal(bytes, "learner checkpoint", STATE_VERSION)?;
         let mut r = Reader::new(body, "learner checkpoint");
-        r.header(STATE_MAGIC, &[STATE_VERSION])?;
+        r.header(STATE_MAGIC, &[1, STATE_VERSION])?;
         let mut v = [0u64; 6];
         for x in &mut v {
             *x = r.u64()?;
@@ -356,5 +373,62 @@ impl LearnerState {
             replay,
             taken,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::damone::Position;
+
+    /// The same bytes as version `version` wrote them: its number after
+    /// the magic and a SHA-256 in place of the CRC-32.
+    fn sealed_as_before(bytes: &[u8], version: u32) -> Vec<u8> {
+        let mut body = bytes[..bytes.len() - 4].to_vec();
+        body[8..12].copy_from_slice(&version.to_le_bytes());
+        let sum = sha256(&body);
+        body.extend_from_slice(&sum);
+        body
+    }
+
+    #[test]
+    fn objects_sealed_with_a_sha256_still_read_and_new_ones_carry_a_crc32() {
+        let shard = Shard::<Position> {
+            model_version: 7,
+            actor: "a1".into(),
+            games: 2,
+            plies: 90,
+            samples: Vec::new(),
+            pdn: "[Event \"x\"]".into(),
+        };
+        let bytes = shard.to_bytes();
+        assert!(crc32_body(&bytes).is_some());
+        let old = sealed_as_before(&bytes, 3);
+        assert_eq!(Shard::<Position>::from_bytes(&old).unwrap(), shard);
+        let mut damaged = old.clone();
+        damaged[20] ^= 1;
+        let e = Shard::<Position>::from_bytes(&damaged).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+        let mut damaged = bytes.clone();
+        damaged[20] ^= 1;
+        let e = Shard::<Position>::from_bytes(&damaged).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+
+        let state = LearnerState {
+            epoch: 1,
+            version: 2,
+            step: 3,
+            games: 4,
+            samples: 5,
+            wall_s: 6.5,
+            config: "seed = 1".into(),
+            weights: vec![1, 2, 3],
+            optimizer: vec![4],
+            replay: Vec::new(),
+            taken: BTreeMap::from([("shards/v1/a".to_string(), (Taken::Used, 1))]),
+        };
+        let old = sealed_as_before(&state.to_bytes(), 1);
+        assert_eq!(LearnerState::from_bytes(&old).unwrap(), state);
+        assert_eq!(LearnerState::from_bytes(&state.to_bytes()).unwrap(), state);
     }
 }

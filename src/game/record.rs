@@ -6,6 +6,7 @@
 
 use super::interface::GamePosition;
 use super::types::Color;
+use crate::util::range::{check, Bounds};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -22,10 +23,12 @@ pub struct DrawRules {
 impl DrawRules {
     /// Check both limits; the error names the key.
     pub fn validate(&self) -> Result<(), String> {
-        if self.no_progress_plies == 0 || self.max_plies == 0 {
-            return Err("rules.no_progress_plies and rules.max_plies must be at least 1".into());
-        }
-        Ok(())
+        check(
+            "rules.no_progress_plies",
+            self.no_progress_plies,
+            Bounds::AtLeast(1),
+        )?;
+        check("rules.max_plies", self.max_plies, Bounds::AtLeast(1))
     }
 }
 

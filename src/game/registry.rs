@@ -191,8 +191,18 @@ impl GameId {
                 crate::util::clip(name, 40)
             ));
         }
-        let name = intern(name);
-        Ok(GameId::new(name, name))
+        let (name, title) = intern(name, None);
+        Ok(GameId::new(name, title))
+    }
+
+    /// Make a game written outside the crate known by its title: a file
+    /// or config naming it then reads with its title (without this, a
+    /// name the program does not know reads with the name as its title).
+    /// The generic layers declare their game when they start on its type
+    /// ([`crate::app::main`], [`crate::player::open`],
+    /// [`RunConfig::fit_game`](crate::run::RunConfig::fit_game)).
+    pub fn declare(self) {
+        intern(self.name, Some(self.title));
     }
 
     /// The name used in configs, files and on the command line.
@@ -215,17 +225,21 @@ impl GameId {
     }
 }
 
-/// A game name read from a file, kept for the life of the process: each
-/// distinct name is stored once.
-fn intern(name: &str) -> &'static str {
-    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+/// A game name read from a file, or declared with its title, kept for the
+/// life of the process: each distinct name is stored once, with the title
+/// declared for it (else the name). Returns the stored name and title.
+fn intern(name: &str, title: Option<&'static str>) -> (&'static str, &'static str) {
+    static NAMES: std::sync::Mutex<Vec<(&'static str, &'static str)>> = std::sync::Mutex::new(Vec::new());
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&known) = names.iter().find(|&&n| n == name) {
-        return known;
+    if let Some(known) = names.iter_mut().find(|(n, _)| *n == name) {
+        if let Some(title) = title {
+            known.1 = title;
+        }
+        return *known;
     }
     let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.push(leaked);
-    leaked
+    names.push((leaked, title.unwrap_or(leaked)));
+    *names.last().expect("just pushed")
 }
 
 impl PartialEq for GameId {
@@ -362,5 +376,15 @@ mod tests {
         let italian = GameId::named("italian").unwrap();
         assert_eq!(italian.title(), "Italian draughts");
         assert_eq!(italian.kind(), Ok(GameKind::Italian));
+    }
+
+    /// A game of another crate, once declared, reads from a file with its
+    /// title; before, with its name.
+    #[test]
+    fn a_declared_game_reads_with_its_title() {
+        assert_eq!(GameId::named("tak-test").unwrap().title(), "tak-test");
+        GameId::new("tak-test", "Tak (a test)").declare();
+        let read: GameId = serde_json::from_str("\"tak-test\"").unwrap();
+        assert_eq!((read.name(), read.title()), ("tak-test", "Tak (a test)"));
     }
 }

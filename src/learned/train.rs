@@ -9,6 +9,7 @@ use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
 use crate::game::{Board, Color, Symmetry};
 use crate::mcts::Wdl;
+use crate::util::range::{check, Bounds};
 use crate::util::{rng_stream, Rng};
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
@@ -226,18 +227,14 @@ impl LearnEvalConfig {
         self.shape()
             .validate()
             .map_err(|e| format!("learned_eval: {e}"))?;
-        if self.epochs == 0 || self.batch_size == 0 {
-            return Err("learned_eval.epochs and learned_eval.batch_size must be at least 1".into());
-        }
-        if !(self.lr > 0.0 && self.lr.is_finite()) {
-            return Err(format!("learned_eval.lr must be positive, got {}", self.lr));
-        }
-        if !(0.0..0.5).contains(&self.held_out) {
-            return Err(format!(
-                "learned_eval.held_out must be in [0, 0.5), got {}",
-                self.held_out
-            ));
-        }
+        check("learned_eval.epochs", self.epochs, Bounds::AtLeast(1))?;
+        check("learned_eval.batch_size", self.batch_size, Bounds::AtLeast(1))?;
+        check("learned_eval.lr", self.lr, Bounds::Above(0.0))?;
+        check(
+            "learned_eval.held_out",
+            self.held_out,
+            Bounds::ClosedOpen(0.0, 0.5),
+        )?;
         self.targets().validate()
     }
 

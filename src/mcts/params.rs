@@ -1,5 +1,6 @@
 //! All search coefficients in one serialisable struct.
 
+use crate::util::range::{check, Bounds};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -221,52 +222,31 @@ impl SearchParams {
 
     /// Check every value; the error names the field.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = |v: f32, name: &str| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(format!("{name} must be a finite number >= 0, got {v}"))
-            }
-        };
-        if self.simulations == 0 {
-            return Err("simulations must be at least 1".into());
-        }
-        pos(self.c_puct, "c_puct")?;
-        pos(self.fpu_reduction, "fpu_reduction")?;
-        pos(self.fpu_reduction_root, "fpu_reduction_root")?;
-        pos(self.dirichlet_alpha_total, "dirichlet_alpha_total")?;
-        if !(0.0..=1.0).contains(&self.dirichlet_epsilon) {
-            return Err(format!(
-                "dirichlet_epsilon must be in [0, 1], got {}",
-                self.dirichlet_epsilon
-            ));
-        }
-        pos(self.temperature, "temperature")?;
-        pos(self.temperature_final, "temperature_final")?;
-        if self.leaves_per_tree == 0 {
-            return Err("leaves_per_tree must be at least 1".into());
-        }
-        if self.gumbel_considered == 0 {
-            return Err("gumbel_considered must be at least 1".into());
-        }
-        pos(self.gumbel_c_visit, "gumbel_c_visit")?;
-        pos(self.gumbel_c_scale, "gumbel_c_scale")?;
-        pos(self.tactics_margin, "tactics_margin")?;
-        if !(1..=3).contains(&self.tactics_depth) {
-            return Err(format!(
-                "tactics_depth must be 1, 2 or 3, got {}",
-                self.tactics_depth
-            ));
-        }
-        if !(-1.0..=0.0).contains(&self.draw_score) {
-            return Err(format!("draw_score must be in [-1, 0], got {}", self.draw_score));
-        }
-        if !(0.0..=1.0).contains(&self.material_utility) {
-            return Err(format!(
-                "material_utility must be in [0, 1], got {}",
-                self.material_utility
-            ));
-        }
+        let at_least_0 = Bounds::AtLeast(0.0);
+        check("simulations", self.simulations, Bounds::AtLeast(1))?;
+        check("c_puct", self.c_puct, at_least_0)?;
+        check("fpu_reduction", self.fpu_reduction, at_least_0)?;
+        check("fpu_reduction_root", self.fpu_reduction_root, at_least_0)?;
+        check("dirichlet_alpha_total", self.dirichlet_alpha_total, at_least_0)?;
+        check(
+            "dirichlet_epsilon",
+            self.dirichlet_epsilon,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        check("temperature", self.temperature, at_least_0)?;
+        check("temperature_final", self.temperature_final, at_least_0)?;
+        check("leaves_per_tree", self.leaves_per_tree, Bounds::AtLeast(1))?;
+        check("gumbel_considered", self.gumbel_considered, Bounds::AtLeast(1))?;
+        check("gumbel_c_visit", self.gumbel_c_visit, at_least_0)?;
+        check("gumbel_c_scale", self.gumbel_c_scale, at_least_0)?;
+        check("tactics_margin", self.tactics_margin, at_least_0)?;
+        check("tactics_depth", self.tactics_depth, Bounds::Closed(1, 3))?;
+        check("draw_score", self.draw_score, Bounds::Closed(-1.0, 0.0))?;
+        check(
+            "material_utility",
+            self.material_utility,
+            Bounds::Closed(0.0, 1.0),
+        )?;
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 //! (KataGo's auxiliary opponent-policy target).
 
 use super::encode::{BoardCells, Inputs};
+use crate::util::range::{check, Bounds};
 use burn::module::{Module, ModuleMapper, Param, ParamId, RunningState};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
@@ -113,27 +114,10 @@ impl ModelConfig {
 
     /// Check every value; the error names the field.
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=40).contains(&self.blocks) {
-            return Err(format!("model.blocks must be in 1..=40, got {}", self.blocks));
-        }
-        if !(4..=512).contains(&self.channels) {
-            return Err(format!(
-                "model.channels must be in 4..=512, got {}",
-                self.channels
-            ));
-        }
-        if !(1..=1024).contains(&self.value_hidden) {
-            return Err(format!(
-                "model.value_hidden must be in 1..=1024, got {}",
-                self.value_hidden
-            ));
-        }
-        if !(1..=32).contains(&self.policy_planes) {
-            return Err(format!(
-                "model.policy_planes must be in 1..=32, got {}",
-                self.policy_planes
-            ));
-        }
+        check("model.blocks", self.blocks, Bounds::Closed(1, 40))?;
+        check("model.channels", self.channels, Bounds::Closed(4, 512))?;
+        check("model.value_hidden", self.value_hidden, Bounds::Closed(1, 1024))?;
+        check("model.policy_planes", self.policy_planes, Bounds::Closed(1, 32))?;
         if self.reply_head && self.policy_head != PolicyHeadKind::Dense {
             return Err(format!(
                 "model.reply_head needs model.policy_head = \"dense\", got \"{}\"",

@@ -1,4 +1,4 @@
-//! The factory for every player spec ([`factory`], [`open_on`]): built-in
+//! The factory for every player spec ([`open`], the one entry point): built-in
 //! kinds, alpha-beta with the hand-written or a learned evaluation, and
 //! network players from a player file, a checkpoint or a run folder; and
 //! the game a spec, a set of players or a run folder plays.
@@ -16,19 +16,6 @@ use crate::net::ComputeDevice;
 use crate::run::{Checkpoint, RunGame};
 use std::path::Path;
 use std::sync::Arc;
-
-/// A factory for any player spec: `random`, `mcts:...`,
-/// `alphabeta:[depth=D][,nodes=N][,movetime=MS][,eval=PATH][,tb=DIR][,threads=T]`
-/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T][,leaf=W]`
-/// where PATH is a checkpoint folder or a player file (for `eval`, also a
-/// run folder or a `learned_eval.bin`), DIR a folder of Damone endgame
-/// tables (built for the default no-progress limit) and T the threads of
-/// each search ([`MctsPlayer::with_pool`]); `leaf=W` mixes the learned
-/// evaluation PATH holds into the network's values ([`LeafMix`]). A bare
-/// existing path that is not a spec is read as `net:PATH`.
-pub fn factory<P: RunGame>(text: &str) -> Result<PlayerFactory<P>, LoadError> {
-    open(text).map(|(f, _)| f)
-}
 
 /// Whether `text` names a network player (`net:...` or an existing path),
 /// as [`open`] reads it; false for built-in kinds and for text that is no
@@ -122,22 +109,23 @@ pub fn game_of_run(run: &Path, explicit: Option<GameId>) -> Result<GameId, LoadE
     }
 }
 
-/// [`factory`] with network players running on `device`.
-pub fn factory_on<P: RunGame>(text: &str, device: &ComputeDevice) -> Result<PlayerFactory<P>, LoadError> {
-    open_on(text, device).map(|(f, _)| f)
-}
-
-/// [`factory`], also returning the header of a network player (its
-/// variant, draw rules and search defaults), None for built-in kinds.
-pub fn open<P: RunGame>(text: &str) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
-    open_on(text, &ComputeDevice::cpu())
-}
-
-/// [`open`] with network players running on `device`.
-pub fn open_on<P: RunGame>(
+/// The one entry point for players: the factory of any player spec for
+/// the game `P`, its networks running on `device`, and the header of a
+/// network player (its variant, draw rules and search defaults; None for
+/// the other kinds). The specs: `random`, `shipped[:GAME]`, `mcts:...`,
+/// `alphabeta:[depth=D][,nodes=N][,movetime=MS][,eval=PATH][,tb=DIR][,threads=T]`
+/// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T][,leaf=W]`
+/// where PATH is a checkpoint folder or a player file (for `eval`, also a
+/// run folder or a `learned_eval.bin`), DIR a folder of Damone endgame
+/// tables (built for the default no-progress limit) and T the threads of
+/// each search ([`MctsPlayer::with_pool`]); `leaf=W` mixes the learned
+/// evaluation PATH holds into the network's values ([`LeafMix`]). A bare
+/// existing path that is not a spec is read as `net:PATH`.
+pub fn open<P: RunGame>(
     text: &str,
     device: &ComputeDevice,
 ) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
+    P::ID.declare();
     let spec = parse_spec_or_path(text)?;
     if spec.kind == PlayerKind::AlphaBeta {
         return Ok((alphabeta_player(&spec)?, None));

@@ -23,18 +23,21 @@
 //! # Ok::<(), damone::player::LoadError>(())
 //! ```
 //!
-//! ## File format (version 3)
+//! ## File format (version 4)
 //!
 //! Written with the binary reader and writer (`util::bin`): `b"DAMONEPL"`, `u32` format version,
 //! `u32` header length, the header as TOML ([`PlayerHeader`], which holds
 //! the input-encoding version), `u64` weights length, the weights
 //! (burnpack), `u32` length of the learned evaluation for alpha-beta and
-//! its file's bytes ([`crate::learned::file`]; length 0: none), and a `u64`
-//! FNV-1a checksum of everything before it. Version 2 is version 3
-//! without the learned evaluation, and is read as before. Version 1 files
-//! (no encoding version) are refused by name.
+//! its file's bytes ([`crate::learned::file`]; length 0: none), and the
+//! `u32` CRC-32 of everything before it, as every file of the project
+//! ends. Version 3 is version 4 ending with a `u64` FNV-1a checksum
+//! instead, and version 2 is version 3 without the learned evaluation;
+//! both are read as before. Version 1 files (no encoding version) are
+//! refused by name.
 
 pub mod endgames;
+pub mod export;
 mod factory;
 pub mod grade;
 mod learned;
@@ -43,10 +46,7 @@ mod rating_rows;
 pub mod run_tournament;
 pub mod shipped;
 
-pub use factory::{
-    factory, factory_on, game_of_players, game_of_run, game_of_spec, is_network_spec, open, open_on,
-    parse_spec_or_path,
-};
+pub use factory::{game_of_players, game_of_run, game_of_spec, is_network_spec, open, parse_spec_or_path};
 pub use learned::{learned_eval_at, LeafMix};
 pub use shipped::{shipped_player, shipped_players, ShippedPlayer};
 
@@ -59,7 +59,7 @@ use crate::net::{
 };
 use crate::run::RunGame;
 use crate::run::{Checkpoint, CheckpointError};
-use crate::util::bin::{BinError, Reader, Writer};
+use crate::util::bin::{crc32_body, BinError, Reader, Writer};
 use crate::util::{fnv1a, rng_stream};
 use burn::module::Module as _;
 use burn::tensor::Device;
@@ -69,9 +69,12 @@ use std::path::Path;
 /// The magic bytes a player file starts with.
 pub(crate) const MAGIC: &[u8; 8] = b"DAMONEPL";
 /// Version of the player file format this build writes and reads.
-pub const PLAYER_FORMAT_VERSION: u32 = 3;
+pub const PLAYER_FORMAT_VERSION: u32 = 4;
 /// The versions this build reads.
-const PLAYER_FORMAT_VERSIONS: [u32; 2] = [2, 3];
+const PLAYER_FORMAT_VERSIONS: [u32; 3] = [2, 3, 4];
+/// The first version sealed with the project's CRC-32
+/// ([`crate::util::bin::crc32_body`]); earlier ones end with an FNV-1a `u64`.
+const FIRST_CRC32_VERSION: u32 = 4;
 
 /// Where a player came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -168,8 +171,8 @@ pub fn encode_player(header: &PlayerHeader, net: &Net) -> Result<Vec<u8>, String
 }
 
 /// Serialise a header, a network and a learned evaluation for alpha-beta
-/// into player-file bytes (version 3; a version 2 header is written
-/// without the evaluation, as version 2 files were).
+/// into player-file bytes in the header's format version (a version 2 or
+/// 3 header is written as those versions were).
 pub fn encode_player_with(
     header: &PlayerHeader,
     net: &Net,
@@ -184,6 +187,9 @@ pub fn encode_player_with(
         w.blob(&learned.map(EvalFile::to_bytes).unwrap_or_default());
     } else if learned.is_some() {
         return Err("a version 2 player file cannot hold a learned evaluation".into());
+    }
+    if header.format_version >= FIRST_CRC32_VERSION {
+        return Ok(w.finish_with_crc32());
     }
     let sum = fnv1a(w.as_slice());
     w.u64(sum);
@@ -205,14 +211,20 @@ pub fn decode_player_with(
     let fmt = |e: BinError| PlayerFileError::Format(what.to_string(), e);
     let mut r = Reader::new(bytes, "damone player file");
     let version = r.header(MAGIC, &PLAYER_FORMAT_VERSIONS).map_err(fmt)?;
-    if r.remaining() < 8 {
-        return Err(fmt(r.take(8).expect_err("too short")));
+    let seal = if version >= FIRST_CRC32_VERSION { 4 } else { 8 };
+    if r.remaining() < seal {
+        return Err(fmt(r.take(seal).expect_err("too short")));
     }
-    let (body, sum) = bytes.split_at(bytes.len() - 8);
-    let sum = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
-    if fnv1a(body) != sum {
+    let body = if version >= FIRST_CRC32_VERSION {
+        crc32_body(bytes)
+    } else {
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let sum = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
+        (fnv1a(body) == sum).then_some(body)
+    };
+    let Some(body) = body else {
         return Err(PlayerFileError::Checksum(what.to_string()));
-    }
+    };
     let mut r = Reader::new(body, "damone player file");
     r.take(12).map_err(fmt)?;
     let head = r.blob().map_err(fmt)?;
@@ -486,6 +498,21 @@ mod tests {
         };
         let (h2, _, learned) = decode_player_with(&encode_player(&v2, &net).unwrap(), "x").unwrap();
         assert_eq!((h2, learned), (v2, None));
+        // Version 3 ends with an FNV-1a u64, version 4 with a CRC-32.
+        let v3 = PlayerHeader {
+            format_version: 3,
+            ..h.clone()
+        };
+        let v3_bytes = encode_player(&v3, &net).unwrap();
+        let v4_bytes = encode_player(&h, &net).unwrap();
+        assert_eq!(v3_bytes.len(), v4_bytes.len() + 4);
+        assert_eq!(decode_player(&v3_bytes, "x").unwrap().0, v3);
+        let mut damaged = v3_bytes.clone();
+        damaged[20] ^= 1;
+        assert!(matches!(
+            decode_player(&damaged, "x"),
+            Err(PlayerFileError::Checksum(..))
+        ));
         let float = crate::learned::FloatEval::new(
             crate::learned::Shape {
                 hidden: 8,
@@ -526,7 +553,7 @@ mod tests {
         let mut v = bytes.clone();
         v[8] = 1;
         let e = decode_player(&v, "x").unwrap_err().to_string();
-        assert!(e.contains("version 1") && e.contains("version 3"), "{e}");
+        assert!(e.contains("version 1") && e.contains("version 4"), "{e}");
         let mut c = bytes.clone();
         let mid = c.len() / 2;
         c[mid] ^= 0xff;
@@ -541,10 +568,8 @@ mod tests {
         // A crafted file with a valid checksum but a header length past the end.
         let mut w = Writer::header(MAGIC, PLAYER_FORMAT_VERSION);
         w.u32(1_000_000);
-        let sum = fnv1a(w.as_slice());
-        w.u64(sum);
         assert!(matches!(
-            decode_player(&w.finish(), "x"),
+            decode_player(&w.finish_with_crc32(), "x"),
             Err(PlayerFileError::Format(_, BinError::Truncated { .. }))
         ));
     }

@@ -39,6 +39,7 @@ use crate::run::checkpoint::{CheckpointError, RunDir};
 use crate::run::RunGame;
 use crate::util::derive_seed;
 use crate::util::elo::score_interval;
+use crate::util::range::{check, Bounds};
 use crate::util::stop::Stop;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -161,9 +162,7 @@ impl RateConfig {
     /// Check every value; the error names the setting.
     pub fn validate(&self) -> Result<(), RateError> {
         let bad = |m: String| Err(RateError::Invalid(m));
-        if self.sims == 0 {
-            return bad("sims must be at least 1".into());
-        }
+        check("sims", self.sims, Bounds::AtLeast(1)).map_err(RateError::Invalid)?;
         if self.games < 2 || !self.games.is_multiple_of(2) {
             return bad(format!(
                 "games must be even and at least 2 (one game per colour for each opening), got {}",
@@ -176,10 +175,11 @@ impl RateConfig {
             .chain(&self.policy_depth)
             .any(|&d| d == 0 || d > 20)
         {
-            return bad("alpha-beta depths must be in 1..=20".into());
+            return bad("alpha-beta depths must be in [1, 20]".into());
         }
-        if self.equal_time && self.timing_positions == 0 {
-            return bad("timing_positions must be at least 1".into());
+        if self.equal_time {
+            check("timing_positions", self.timing_positions, Bounds::AtLeast(1))
+                .map_err(RateError::Invalid)?;
         }
         let max = crate::arena::spec::MAX_SEARCH_THREADS;
         if self.equal_time

@@ -118,6 +118,7 @@ impl ShippedPlayer {
 mod tests {
     use super::*;
     use crate::game::GameKind;
+    use crate::net::ComputeDevice;
 
     /// Every game of the list has a shipped player whose file is compiled
     /// in, reads and evaluates that game; every compiled-in file is listed.
@@ -146,8 +147,10 @@ mod tests {
             use crate::arena::tournament::schedule;
             use crate::arena::{run_games, tally, MatchSettings};
             let spec = format!("shipped:{},depth=3", P::ID.name());
-            let shipped = crate::player::factory::<P>(&spec).unwrap();
-            let random = crate::player::factory::<P>("random").unwrap();
+            let shipped = crate::player::open::<P>(&spec, &ComputeDevice::cpu()).unwrap().0;
+            let random = crate::player::open::<P>("random", &ComputeDevice::cpu())
+                .unwrap()
+                .0;
             let mut s = MatchSettings::from_start(P::start(Default::default()));
             s.games_per_pair = 4;
             let tasks = schedule(&[(0, 1)], &s);
@@ -163,7 +166,10 @@ mod tests {
     /// Bad `shipped` specs are refused with one line naming what is wrong.
     #[test]
     fn bad_shipped_specs_are_refused_by_name() {
-        let err = |spec: &str| match crate::player::factory::<crate::game::damone::Position>(spec) {
+        let err = |spec: &str| match crate::player::open::<crate::game::damone::Position>(
+            spec,
+            &ComputeDevice::cpu(),
+        ) {
             Ok(_) => panic!("{spec} was accepted"),
             Err(e) => e.to_string(),
         };

@@ -91,7 +91,9 @@ pub struct CheckpointState {
     pub best_iteration: u32,
     /// Wall-clock seconds of the run so far.
     pub wall_s: f64,
-    /// FNV-1a checksum (16 hex digits) of each file of the checkpoint.
+    /// The checksum of each file of the checkpoint: `crc32:` and the
+    /// CRC-32 in 8 hex digits, the project's one checksum; checkpoints
+    /// written before it hold a 16-digit FNV-1a, still checked.
     pub checksums: BTreeMap<String, String>,
 }
 
@@ -105,7 +107,16 @@ pub const CHECKPOINT_FILES: [&str; 5] = [
 ];
 
 fn checksum(bytes: &[u8]) -> String {
-    format!("{:016x}", fnv1a(bytes))
+    format!("crc32:{:08x}", crc32fast::hash(bytes))
+}
+
+/// Whether `sum`, as `state.toml` holds it, is the checksum of `bytes`
+/// (the CRC-32 written now, or an older checkpoint's FNV-1a).
+fn checksum_matches(sum: &str, bytes: &[u8]) -> bool {
+    match sum.strip_prefix("crc32:") {
+        Some(_) => sum == checksum(bytes),
+        None => sum == format!("{:016x}", fnv1a(bytes)),
+    }
 }
 
 /// A checkpoint folder whose state and config have been read and checked;
@@ -173,7 +184,7 @@ impl Checkpoint {
         let bytes =
             std::fs::read(self.dir.join(name)).map_err(|e| CheckpointError::Io(self.dir.clone(), name, e))?;
         match self.state.checksums.get(name) {
-            Some(sum) if *sum == checksum(&bytes) => Ok(bytes),
+            Some(sum) if checksum_matches(sum, &bytes) => Ok(bytes),
             _ => Err(CheckpointError::Damaged(self.dir.clone(), name)),
         }
     }
@@ -391,4 +402,23 @@ fn write_files(dir: &Path, f: &CheckpointFiles<'_>) -> std::io::Result<()> {
     }
     let state = toml::to_string(&state).expect("state serialises");
     atomic_write(&dir.join("state.toml"), state.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// New checkpoints hold CRC-32s; older ones' FNV-1a checksums still check.
+    #[test]
+    fn checksums_of_both_schemes_check() {
+        let bytes = b"model weights";
+        let new = checksum(bytes);
+        assert!(new.starts_with("crc32:") && new.len() == 14, "{new}");
+        assert!(checksum_matches(&new, bytes));
+        assert!(!checksum_matches(&new, b"model weightS"));
+        let old = format!("{:016x}", fnv1a(bytes));
+        assert!(checksum_matches(&old, bytes));
+        assert!(!checksum_matches(&old, b"model weightS"));
+        assert!(!checksum_matches("crc32:zz", bytes));
+    }
 }

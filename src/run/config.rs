@@ -7,6 +7,7 @@ use crate::mcts::SearchParams;
 use crate::net::{DeviceChoice, ModelConfig};
 use crate::selfplay::SelfPlayConfig;
 use crate::train::TrainParams;
+use crate::util::range::{check, Bounds};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -266,6 +267,7 @@ impl RunConfig {
     /// read it are off (the material target, the search's material
     /// utility and its tactical check). The error names the key.
     pub fn fit_game<P: crate::net::Board>(&mut self) -> std::result::Result<(), String> {
+        P::ID.declare();
         if self.game != P::ID {
             return Err(format!("game: the config is for {}, not {}", self.game, P::ID));
         }
@@ -296,27 +298,21 @@ impl RunConfig {
         if self.run.is_empty() || self.run.contains(['/', '\\']) || self.run.starts_with('.') {
             return Err(format!("run must be a plain folder name, got \"{}\"", self.run));
         }
-        if !(1..=256).contains(&self.threads) {
-            return Err(format!("threads must be in 1..=256, got {}", self.threads));
-        }
-        if !(self.time_limit_minutes >= 0.0 && self.time_limit_minutes.is_finite()) {
-            return Err(format!(
-                "time_limit_minutes must be >= 0, got {}",
-                self.time_limit_minutes
-            ));
-        }
+        check("threads", self.threads, Bounds::Closed(1, 256))?;
+        check(
+            "time_limit_minutes",
+            self.time_limit_minutes,
+            Bounds::AtLeast(0.0),
+        )?;
         if self.iterations == 0 && self.time_limit_minutes == 0.0 {
             return Err("set iterations or time_limit_minutes (both are 0: the run would never stop)".into());
         }
-        if self.keep_last == 0 {
-            return Err("keep_last must be at least 1".into());
-        }
-        if !(self.keep_every_minutes >= 0.0 && self.keep_every_minutes.is_finite()) {
-            return Err(format!(
-                "keep_every_minutes must be >= 0, got {}",
-                self.keep_every_minutes
-            ));
-        }
+        check("keep_last", self.keep_last, Bounds::AtLeast(1))?;
+        check(
+            "keep_every_minutes",
+            self.keep_every_minutes,
+            Bounds::AtLeast(0.0),
+        )?;
         if let Ok(kind) = self.game.kind() {
             // Another crate's game checks its variant when its run opens
             // (`fit_game`).
@@ -347,7 +343,7 @@ impl RunConfig {
             }
             if self.eval.depths.is_empty() || self.eval.depths.iter().any(|&d| d == 0 || d > 12) {
                 return Err(format!(
-                    "eval.depths must list depths in 1..=12, got {:?}",
+                    "eval.depths must list depths in [1, 12], got {:?}",
                     self.eval.depths
                 ));
             }
@@ -377,12 +373,11 @@ impl RunConfig {
                 self.variant
             ));
         }
-        if !(0.0..=1.0).contains(&self.tablebase_samples) {
-            return Err(format!(
-                "tablebase_samples must be in [0, 1], got {}",
-                self.tablebase_samples
-            ));
-        }
+        check(
+            "tablebase_samples",
+            self.tablebase_samples,
+            Bounds::Closed(0.0, 1.0),
+        )?;
         if self.tablebase_samples > 0.0 && self.tablebase.is_empty() {
             return Err("tablebase_samples needs tablebase (the folder of tables to draw from)".into());
         }
@@ -608,6 +603,6 @@ mod tests {
         let e = RunConfig::from_toml("", &["search.tactics_depth=4".into()], "x")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("search.tactics_depth must be 1, 2 or 3, got 4"), "{e}");
+        assert!(e.contains("search.tactics_depth must be in [1, 3], got 4"), "{e}");
     }
 }

@@ -36,6 +36,7 @@ use crate::learned::{
     expected_score_of, train, EvalFile, Example, FloatEval, LearnEvalConfig, LearnedEval, Shape,
 };
 use crate::mcts::Wdl;
+use crate::util::range::{check, Bounds};
 use crate::util::{atomic_write, derive_seed, rng_stream};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -114,21 +115,19 @@ impl Default for SelfTrainConfig {
 impl SelfTrainConfig {
     /// A one-line error for a setting out of range, naming the key.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.minutes_in_run >= 0.0 && self.minutes_in_run.is_finite()) {
-            return Err(format!(
-                "self_train.minutes_in_run must be at least 0, got {}",
-                self.minutes_in_run
-            ));
-        }
-        if self.games == 0 || self.nodes == 0 || self.window_rounds == 0 {
-            return Err("self_train.games, nodes and window_rounds must be at least 1".into());
-        }
-        if !(0.0..=1.0).contains(&self.outcome_weight) {
-            return Err(format!(
-                "self_train.outcome_weight must be in [0, 1], got {}",
-                self.outcome_weight
-            ));
-        }
+        check(
+            "self_train.minutes_in_run",
+            self.minutes_in_run,
+            Bounds::AtLeast(0.0),
+        )?;
+        check("self_train.games", self.games, Bounds::AtLeast(1))?;
+        check("self_train.nodes", self.nodes, Bounds::AtLeast(1))?;
+        check("self_train.window_rounds", self.window_rounds, Bounds::AtLeast(1))?;
+        check(
+            "self_train.outcome_weight",
+            self.outcome_weight,
+            Bounds::Closed(0.0, 1.0),
+        )?;
         self.fit_settings()
             .validate()
             .map_err(|e| e.replace("learned_eval", "self_train"))

@@ -34,6 +34,7 @@ use std::sync::Arc;
 mod batch;
 mod env;
 mod inflight;
+use crate::util::range::{check, Bounds};
 use crate::util::{rng_stream, Rng};
 pub use batch::{BatchEnv, BatchError, BatchOptions, BatchOutputs};
 pub use env::{Encoder, EnvError, StepResult, VecEnv};
@@ -130,24 +131,29 @@ impl SelfPlayConfig {
     /// Check every value; the error names the key.
     pub fn validate(&self) -> Result<(), String> {
         let k = "selfplay.";
-        if self.games_per_iteration == 0 {
-            return Err(format!("{k}games_per_iteration must be at least 1"));
-        }
-        if self.parallel_games == 0 {
-            return Err(format!("{k}parallel_games must be at least 1"));
-        }
-        if self.full_sims == 0 || self.cheap_sims == 0 {
-            return Err(format!("{k}full_sims and {k}cheap_sims must be at least 1"));
-        }
-        for (name, v) in [
-            ("full_search_prob", self.full_search_prob),
-            ("resign_threshold", self.resign_threshold),
-            ("no_resign_fraction", self.no_resign_fraction),
-        ] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(format!("{k}{name} must be in [0, 1], got {v}"));
-            }
-        }
+        check(
+            "selfplay.games_per_iteration",
+            self.games_per_iteration,
+            Bounds::AtLeast(1),
+        )?;
+        check("selfplay.parallel_games", self.parallel_games, Bounds::AtLeast(1))?;
+        check("selfplay.full_sims", self.full_sims, Bounds::AtLeast(1))?;
+        check("selfplay.cheap_sims", self.cheap_sims, Bounds::AtLeast(1))?;
+        check(
+            "selfplay.full_search_prob",
+            self.full_search_prob,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        check(
+            "selfplay.resign_threshold",
+            self.resign_threshold,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        check(
+            "selfplay.no_resign_fraction",
+            self.no_resign_fraction,
+            Bounds::Closed(0.0, 1.0),
+        )?;
         if self.full_sims_start > self.full_sims {
             return Err(format!(
                 "{k}full_sims_start ({}) must not exceed {k}full_sims ({})",

@@ -230,7 +230,9 @@ async fn new_game<P: RunGame>(
     let analyst: Box<dyn Player<P>> = if header.is_some() {
         make(2)
     } else {
-        player::factory::<P>("mcts:sims=400").map_err(|e| e.to_string())?(2)
+        let (make, _) = player::open::<P>("mcts:sims=400", &crate::net::ComputeDevice::cpu())
+            .map_err(|e| e.to_string())?;
+        make(2)
     };
     let sess = s.insert(Session {
         versus: VersusGame::new(start, rules, human, opponent),
@@ -260,7 +262,7 @@ async fn open_player<P: RunGame>(spec: &str, st: &Arc<AppState>) -> Result<Loade
     }
     let (owned, device) = (spec.to_string(), st.cfg.device.clone());
     let loaded: Loaded<P> =
-        tokio::task::spawn_blocking(move || player::open_on(&owned, &device).map_err(|e| e.to_string()))
+        tokio::task::spawn_blocking(move || player::open(&owned, &device).map_err(|e| e.to_string()))
             .await
             .map_err(|_| "the player could not be loaded".to_string())??;
     if let Ok(mut cache) = st.players.lock() {

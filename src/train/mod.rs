@@ -21,6 +21,7 @@ use crate::util::Rng;
 mod cpu_step;
 pub mod optim;
 
+use crate::util::range::{check, Bounds};
 use burn::optim::GradientsParams;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -150,87 +151,67 @@ impl TrainParams {
     /// Check every value; the error names the key.
     pub fn validate(&self) -> Result<(), String> {
         let k = "train.";
-        if !(self.lr > 0.0 && self.lr < 10.0) {
-            return Err(format!("{k}lr must be in (0, 10), got {}", self.lr));
-        }
-        if !(0.0..1.0).contains(&self.weight_decay) {
-            return Err(format!(
-                "{k}weight_decay must be in [0, 1), got {}",
-                self.weight_decay
-            ));
-        }
-        if !(0.0..1.0).contains(&self.momentum) {
-            return Err(format!("{k}momentum must be in [0, 1), got {}", self.momentum));
-        }
-        if !(0.0..=1.0).contains(&self.min_lr_factor) {
-            return Err(format!(
-                "{k}min_lr_factor must be in [0, 1], got {}",
-                self.min_lr_factor
-            ));
-        }
-        if self.grad_clip < 0.0 || !self.grad_clip.is_finite() {
-            return Err(format!("{k}grad_clip must be >= 0, got {}", self.grad_clip));
-        }
-        if self.batch_size == 0 || self.batch_size > 65_536 {
-            return Err(format!(
-                "{k}batch_size must be in 1..=65536, got {}",
-                self.batch_size
-            ));
-        }
-        if !(self.sample_reuse > 0.0 && self.sample_reuse <= 1000.0) {
-            return Err(format!(
-                "{k}sample_reuse must be in (0, 1000], got {}",
-                self.sample_reuse
-            ));
-        }
-        if self.window == 0 {
-            return Err(format!("{k}window must be at least 1"));
-        }
+        check("train.lr", self.lr, Bounds::Open(0.0, 10.0))?;
+        check(
+            "train.weight_decay",
+            self.weight_decay,
+            Bounds::ClosedOpen(0.0, 1.0),
+        )?;
+        check("train.momentum", self.momentum, Bounds::ClosedOpen(0.0, 1.0))?;
+        check(
+            "train.min_lr_factor",
+            self.min_lr_factor,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        check("train.grad_clip", self.grad_clip, Bounds::AtLeast(0.0))?;
+        check("train.batch_size", self.batch_size, Bounds::Closed(1, 65_536))?;
+        check(
+            "train.sample_reuse",
+            self.sample_reuse,
+            Bounds::OpenClosed(0.0, 1000.0),
+        )?;
+        check("train.window", self.window, Bounds::AtLeast(1))?;
         if self.min_samples > self.window {
             return Err(format!(
                 "{k}min_samples ({}) must not exceed {k}window ({})",
                 self.min_samples, self.window
             ));
         }
-        if !(0.0..=1.0).contains(&self.value_q_weight) {
-            return Err(format!(
-                "{k}value_q_weight must be in [0, 1], got {}",
-                self.value_q_weight
-            ));
+        check(
+            "train.value_q_weight",
+            self.value_q_weight,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        check(
+            "train.material_weight",
+            self.material_weight,
+            Bounds::Closed(0.0, 100.0),
+        )?;
+        check(
+            "train.plies_left_weight",
+            self.plies_left_weight,
+            Bounds::Closed(0.0, 100.0),
+        )?;
+        check(
+            "train.reply_weight",
+            self.reply_weight,
+            Bounds::Closed(0.0, 100.0),
+        )?;
+        check(
+            "train.surprise_fraction",
+            self.surprise_fraction,
+            Bounds::Closed(0.0, 1.0),
+        )?;
+        if let Some(w) = self.value_q_weight_final {
+            check("train.value_q_weight_final", w, Bounds::Closed(0.0, 1.0))?;
         }
-        for (key, w) in [
-            ("material_weight", self.material_weight),
-            ("plies_left_weight", self.plies_left_weight),
-            ("reply_weight", self.reply_weight),
-        ] {
-            if !(0.0..=100.0).contains(&w) {
-                return Err(format!("{k}{key} must be in [0, 100], got {w}"));
-            }
-        }
-        if !(0.0..=1.0).contains(&self.surprise_fraction) {
-            return Err(format!(
-                "{k}surprise_fraction must be in [0, 1], got {}",
-                self.surprise_fraction
-            ));
-        }
-        if let Some(w) = self.value_q_weight_final.filter(|w| !(0.0..=1.0).contains(w)) {
-            return Err(format!("{k}value_q_weight_final must be in [0, 1], got {w}"));
-        }
-        if self.schedule_steps == 0 {
-            return Err(format!("{k}schedule_steps must be at least 1"));
-        }
-        if !(0.0..=100.0).contains(&self.schedule_span) {
-            return Err(format!(
-                "{k}schedule_span must be in [0, 100], got {}",
-                self.schedule_span
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.window_share) {
-            return Err(format!(
-                "{k}window_share must be in [0, 1], got {}",
-                self.window_share
-            ));
-        }
+        check("train.schedule_steps", self.schedule_steps, Bounds::AtLeast(1))?;
+        check(
+            "train.schedule_span",
+            self.schedule_span,
+            Bounds::Closed(0.0, 100.0),
+        )?;
+        check("train.window_share", self.window_share, Bounds::Closed(0.0, 1.0))?;
         Ok(())
     }
 

@@ -4,7 +4,11 @@
 //! foreign file is an error naming what is wrong, never a panic.
 //!
 //! Every file starts with an 8-byte magic and a `u32` format version
-//! ([`Writer::header`], [`Reader::header`]).
+//! ([`Writer::header`], [`Reader::header`]). A file that stands alone
+//! ends with the CRC-32 of everything before it
+//! ([`Writer::finish_with_crc32`], [`crc32_body`]), the project's one
+//! checksum; the files of a checkpoint folder are checked by the CRC-32s
+//! its `state.toml` records.
 
 /// Why binary data could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

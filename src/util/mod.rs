@@ -1,10 +1,12 @@
 //! Shared helpers: seeded RNG streams, atomic file writes, Elo maths, timing,
 //! the cosine schedule,
-//! process CPU time, thread pools, text lines, SVG charts and stop requests.
+//! process CPU time, thread pools, text lines, SVG charts, stop requests
+//! and the range checks of settings.
 
 pub(crate) mod bin;
 pub mod chart;
 pub mod elo;
+pub mod range;
 pub mod simd;
 pub mod stop;
 
