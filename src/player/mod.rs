@@ -2,8 +2,9 @@
 //! weights, the model shape, the rules variant, default search settings and
 //! provenance; one loader that turns a path (a player file or a checkpoint
 //! folder) into a network with its play settings ([`LoadedNet`]); and
-//! [`factory`], which builds a player of any spec, networks included. Every
-//! player is an [`arena::Player`](crate::arena::Player).
+//! [`open`], the one entry point that builds a player of any spec,
+//! networks included. Every player is an
+//! [`arena::Player`](crate::arena::Player).
 //!
 //! ```no_run
 //! use damone::arena::Player as _;
