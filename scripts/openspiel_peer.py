@@ -251,7 +251,7 @@ class OpenSpielBot:
     """A trained OpenSpiel AlphaZero bot, its simulations set each move so
     that its average time per move matches the budget."""
 
-    def __init__(self, run: str, checkpoint: int, pyspiel_game) -> None:
+    def __init__(self, run: str, checkpoint: int, pyspiel_game, training_noise: bool = False) -> None:
         from open_spiel.python.algorithms import mcts
         from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
         from open_spiel.python.algorithms.alpha_zero import utils
@@ -277,7 +277,8 @@ class OpenSpielBot:
             config["max_simulations"],
             evaluator,
             solve=False,
-            dirichlet_noise=None,
+            # An actor's root noise where it plays as in training (profile).
+            dirichlet_noise=(config["policy_epsilon"], config["policy_alpha"]) if training_noise else None,
             child_selection_fn=mcts.SearchNode.puct_value,
             dont_return_chance_node=True,
         )
@@ -402,26 +403,11 @@ def profile(args: argparse.Namespace) -> None:
     import pstats
 
     import pyspiel
-    from open_spiel.python.algorithms import mcts
-    from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
-    from open_spiel.python.algorithms.alpha_zero import utils
 
     if args.compiled:
         _patch_compiled_inference()
     game = pyspiel.load_game(damone.openspiel.SHORT_NAMES[args.game])
-    args.run = os.path.abspath(args.run)
-    with open(os.path.join(args.run, "config.json")) as file:
-        config = json.load(file)
-    model = utils.api_selector(config["nn_api_version"]).Model.build_model(
-        config["nn_model"], config["observation_shape"], config["output_size"],
-        config["nn_width"], config["nn_depth"], config["weight_decay"], config["learning_rate"], args.run,
-    )
-    model.load_checkpoint(-1)
-    bot = mcts.MCTSBot(
-        game, config["uct_c"], config["max_simulations"], evaluator_lib.AlphaZeroEvaluator(game, model),
-        solve=False, dirichlet_noise=(config["policy_epsilon"], config["policy_alpha"]),
-        child_selection_fn=mcts.SearchNode.puct_value, dont_return_chance_node=True,
-    )
+    bot = OpenSpielBot(args.run, -1, game, training_noise=True).bot
     state, moves = game.new_initial_state(), 0
     profiler = cProfile.Profile()
     started = time.perf_counter()

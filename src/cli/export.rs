@@ -47,13 +47,15 @@ pub fn run_export(a: ExportArgs) -> Result<()> {
         eprintln!("with its learned evaluation for alpha-beta (alphabeta:eval=FILE)");
     }
     eprintln!(
-        "wrote {} ({} bytes: run {}, iteration {}, {} sims) and {}",
+        "wrote {} ({} bytes: run {}, iteration {}, {} sims)",
         a.out.display(),
         done.bytes,
         done.run,
         done.iteration,
-        done.sims,
-        done.safetensors.as_deref().unwrap_or(a.out.as_path()).display()
+        done.sims
     );
+    if let Some(st) = &done.safetensors {
+        eprintln!("and {}", st.display());
+    }
     Ok(())
 }

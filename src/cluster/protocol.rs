@@ -303,6 +303,10 @@ const STATE_MAGIC: &[u8; 8] = b"DMNLEARN";
 /// Version of the learner checkpoint format.
 pub const STATE_VERSION: u32 = 2;
 
+/// The first learner checkpoint version sealed with the project's CRC-32;
+/// version 1 ends with a SHA-256.
+const FIRST_CRC32_STATE: u32 = 2;
+
 impl LearnerState {
     /// The checkpoint's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -336,7 +340,7 @@ impl LearnerState {
 
     /// Read a checkpoint's bytes; a damaged, foreign or newer file is an error.
     pub fn from_bytes(bytes: &[u8]) -> Result<LearnerState, BinError> {
-        let body = unseal(bytes, "learner checkpoint", STATE_VERSION)?;
+        let body = unseal(bytes, "learner checkpoint", FIRST_CRC32_STATE)?;
         let mut r = Reader::new(body, "learner checkpoint");
         r.header(STATE_MAGIC, &[1, STATE_VERSION])?;
         let mut v = [0u64; 6];

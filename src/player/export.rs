@@ -16,6 +16,7 @@ use super::LoadedNet;
 use crate::game::GameId;
 use crate::run::{Checkpoint, CheckpointError};
 use crate::util::atomic_write;
+use crate::util::range::{check, Bounds};
 use std::path::{Path, PathBuf};
 
 /// What to export, and what the file records.
@@ -55,12 +56,12 @@ pub struct Exported {
     pub safetensors: Option<PathBuf>,
 }
 
-/// Why an export failed (nothing is written then).
+/// Why an export failed (each file is written whole or not at all).
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// Zero simulations a move were asked for.
-    #[error("the simulations a move must be at least 1")]
-    ZeroSims,
+    /// A setting out of its range (one line naming it).
+    #[error("{0}")]
+    Setting(String),
     /// The checkpoint does not read.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
@@ -90,8 +91,8 @@ pub enum ExportError {
 /// Export the checkpoint (or run folder) `path` as the player file `out`,
 /// each file written whole or not at all.
 pub fn export_player(path: &Path, out: &Path, opts: &ExportOptions) -> Result<Exported, ExportError> {
-    if opts.sims == Some(0) {
-        return Err(ExportError::ZeroSims);
+    if let Some(sims) = opts.sims {
+        check("sims", sims, Bounds::AtLeast(1)).map_err(ExportError::Setting)?;
     }
     let ck = Checkpoint::for_player(path, opts.latest)?;
     if let Some(expected) = opts.game.filter(|g| *g != ck.config.game) {
@@ -107,6 +108,7 @@ pub fn export_player(path: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
     loaded.header.provenance.rating = opts.rating;
     loaded.header.provenance.rating_anchor = opts.rating_anchor.clone();
     let bytes = loaded.to_bytes().map_err(ExportError::Encode)?;
+    write(out, &bytes)?;
     let safetensors = if opts.safetensors {
         let st_path = out.with_extension("safetensors");
         let st = loaded.safetensors_bytes().map_err(ExportError::Encode)?;
@@ -115,7 +117,6 @@ pub fn export_player(path: &Path, out: &Path, opts: &ExportOptions) -> Result<Ex
     } else {
         None
     };
-    write(out, &bytes)?;
     Ok(Exported {
         checkpoint: ck.dir.clone(),
         bytes: bytes.len(),
