@@ -5,9 +5,11 @@
 # self-trained evaluation of `damone train --config configs/dameo.toml`'s
 # default hour (40 minutes of the network, 20 of self-training); each
 # rated against the hand-written alpha-beta at 10 ms a move and copied
-# into players/. Needs the machine alone for the hour and the matches;
-# about two and a half hours on 2 cores. The ratings are printed;
-# players/players.toml is edited by hand with them.
+# into players/. The networks of Damone and Italian draughts: each game's
+# default hour on one core (`threads=1`), its newest checkpoint exported
+# as a player file and rated at equal time. Needs the machine alone for
+# the hours and the matches; about four and a half hours on 2 cores. The
+# ratings are printed; players/players.toml is edited by hand with them.
 #
 # Usage: scripts/ship-players.sh [work folder]   (default: checkpoints/ship)
 set -euo pipefail
@@ -39,4 +41,29 @@ fi
     --game dameo --games 100 --seed 805 --out "$work/match-dameo" | tail -4
 newest=$(ls -d "$work"/ship-dameo/iter_* | sort | tail -1)
 cp "$newest/learned_eval.bin" players/dameo.eval
-echo "players/*.eval written; put the ratings above into players/players.toml"
+# The networks: the default hour of each game on one core.
+for entry in damone:200 italian:100; do
+    IFS=: read -r game games <<<"$entry"
+    config=configs/default.toml
+    [ "$game" = damone ] || config="configs/$game.toml"
+    resume=()
+    if ls -d "$work/net-$game"/iter_* >/dev/null 2>&1; then
+        resume=(--resume)
+    fi
+    taskset -c 1 "$bin" train --config "$config" --set "run=net-$game" --set "checkpoint_dir=$work" \
+        --set threads=1 --quiet "${resume[@]}"
+    "$bin" export --checkpoint "$work/net-$game" --latest --out "players/$game-net.dmp"
+    "$bin" rate "$work/net-$game" --last --games "$games" --no-ladder --policy-depth 0 \
+        --equal-time-threads 1 --seed 830 --quiet
+done
+rm -f players/*-net.safetensors
+# The program embeds the files: build it again, then play the shipped
+# networks through their specs, at the time a move their rating measured.
+cargo build --release --bin damone
+for entry in damone:200 italian:100; do
+    IFS=: read -r game games <<<"$entry"
+    ms=$(awk -F, '$4 == "equal-time" { ms = $7 } END { printf "%.1f", ms }' "$work/net-$game/rating.csv")
+    "$bin" match "shipped:$game,kind=net,sims=64" "alphabeta:movetime=$ms" --concurrency 1 \
+        --game "$game" --games "$games" --seed 831 --out "$work/match-$game-net" | tail -4
+done
+echo "players/*.eval and players/*-net.dmp written; put the ratings above into players/players.toml"

@@ -69,9 +69,11 @@ async fn handlers_serve_the_page_players_and_run() {
     assert!(js.contains("new WebSocket"));
     let (_, players) = get("/api/players").await;
     let players: Vec<Value> = serde_json::from_str(&players).unwrap();
-    // The game's shipped player first, then the run's newest checkpoint.
+    // The game's shipped players first (the learned evaluation, then the
+    // network), then the run's newest checkpoint.
     assert_eq!(players[0]["spec"], "shipped:damone");
-    assert_eq!(players[1]["label"], "checkpoint iter_0002");
+    assert_eq!(players[1]["spec"], "shipped:damone,kind=net");
+    assert_eq!(players[2]["label"], "checkpoint iter_0002");
     assert!(players.iter().any(|p| p["spec"] == "alphabeta:depth=4"));
     let (_, run) = get("/api/run").await;
     let run: Value = serde_json::from_str(&run).unwrap();
@@ -93,7 +95,7 @@ async fn handlers_serve_the_page_players_and_run() {
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-    assert_eq!(player_list(&ServeConfig::default()).len(), 6);
+    assert_eq!(player_list(&ServeConfig::default()).len(), 7);
 }
 
 /// Read server-sent events from a raw connection until `until` is in the text.

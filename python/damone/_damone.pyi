@@ -220,10 +220,14 @@ class Player:
 
     def __new__(cls, spec: str, game: Optional[str] = None, seed: int = 0) -> "Player": ...
     @staticmethod
-    def shipped(game: str = "damone", movetime: Optional[float] = None, seed: int = 0) -> "Player":
-        """The player shipped with damone for `game` (alpha-beta with its
-        trained learned evaluation), `movetime` milliseconds a move (None:
-        its own): a fixed baseline for research."""
+    def shipped(
+        game: str = "damone", movetime: Optional[float] = None, seed: int = 0, kind: Optional[str] = None
+    ) -> "Player":
+        """The player shipped with damone for `game`: alpha-beta with its
+        trained learned evaluation (kind "eval", the default and the
+        stronger per second) or its shipped network with its tree search
+        (kind "net"), `movetime` milliseconds a move (None: its own): a
+        fixed baseline for research."""
     @property
     def spec(self) -> str: ...
     @property
@@ -262,8 +266,9 @@ def play_match(
     alternating, on every core."""
 
 def shipped_players() -> list[dict]:
-    """The players shipped with damone, one dict per game: "game", "spec",
-    "file", "bytes", "movetime_ms", "trained", "date", "commit", "rating"."""
+    """The players shipped with damone, one dict each: "game", "kind" ("eval"
+    or "net"), "spec", "file", "bytes", "movetime_ms", "trained", "date",
+    "commit", "rating"."""
 
 def read_samples(path: str, game: Optional[str] = None, inputs: str = "basic") -> dict:
     """Training samples as arrays: "observations", "policy", "action_mask",

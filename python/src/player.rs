@@ -9,7 +9,7 @@ use damone::arena::{PlayerFactory, PlayerKind};
 use damone::game::interface::setup_or_start;
 use damone::game::{Game, GameKind, GamePosition};
 use damone::net::NetEvaluator;
-use damone::player::{game_of_players, parse_spec_or_path, LoadedNet};
+use damone::player::{game_of_players, parse_spec_or_path, LoadedNet, ShippedKind};
 use damone::util::elo::score_interval;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -29,10 +29,12 @@ pub struct PyPlayer {
     is_net: bool,
 }
 
-fn open<P: Wrap>(spec: &str, seed: u64) -> PyResult<AnyPlayer> {
-    let (factory, _): (PlayerFactory<P>, _) =
+/// The player of `spec`, and whether it is a network player (it has a
+/// header).
+fn open<P: Wrap>(spec: &str, seed: u64) -> PyResult<(AnyPlayer, bool)> {
+    let (factory, header): (PlayerFactory<P>, _) =
         damone::player::open(spec, &damone::net::ComputeDevice::cpu()).map_err(err)?;
-    Ok(P::wrap_player(factory(seed)))
+    Ok((P::wrap_player(factory(seed)), header.is_some()))
 }
 
 fn wrong_game(player: GameKind, game: GameKind) -> PyErr {
@@ -54,8 +56,7 @@ impl PyPlayer {
             .map_err(err)?
             .kind()
             .map_err(err)?;
-        let is_net = parse_spec_or_path(spec).map_err(err)?.kind == PlayerKind::Net;
-        let player = py.detach(|| damone::with_game!(kind, P => open::<P>(spec, seed)))?;
+        let (player, is_net) = py.detach(|| damone::with_game!(kind, P => open::<P>(spec, seed)))?;
         Ok(PyPlayer {
             spec: spec.to_string(),
             kind,
@@ -65,14 +66,25 @@ impl PyPlayer {
         })
     }
 
-    /// The player shipped with damone for `game`: alpha-beta with the
-    /// game's trained learned evaluation, at `movetime` milliseconds a move
-    /// (None: the shipped player's own). A fixed baseline: the same
-    /// weights in every install of this version.
+    /// The player shipped with damone for `game`: by default alpha-beta
+    /// with the game's trained learned evaluation (`kind="eval"`), the
+    /// stronger per second; `kind="net"` its shipped network with its tree
+    /// search. At `movetime` milliseconds a move (None: the shipped
+    /// player's own). A fixed baseline: the same weights in every install
+    /// of this version.
     #[staticmethod]
-    #[pyo3(signature = (game="damone", movetime=None, seed=0))]
-    fn shipped(py: Python<'_>, game: &str, movetime: Option<f64>, seed: u64) -> PyResult<PyPlayer> {
+    #[pyo3(signature = (game="damone", movetime=None, seed=0, kind=None))]
+    fn shipped(
+        py: Python<'_>,
+        game: &str,
+        movetime: Option<f64>,
+        seed: u64,
+        kind: Option<&str>,
+    ) -> PyResult<PyPlayer> {
         let mut spec = format!("shipped:{game}");
+        if let Some(kind) = kind {
+            spec.push_str(&format!(",kind={kind}"));
+        }
         if let Some(ms) = movetime {
             spec.push_str(&format!(",movetime={ms}"));
         }
@@ -158,8 +170,15 @@ impl PyPlayer {
         }
         if self.net.is_none() {
             let spec = parse_spec_or_path(&self.spec).map_err(err)?;
-            let path = spec.path.expect("a network spec has a path");
-            self.net = Some(Arc::new(LoadedNet::load(&path).map_err(err)?));
+            let net = if spec.kind == PlayerKind::Shipped {
+                damone::player::shipped_player(self.kind.id(), Some(ShippedKind::Net))
+                    .and_then(|p| p.net())
+                    .map_err(err)?
+            } else {
+                let path = spec.path.expect("a network spec has a path");
+                LoadedNet::load(&path).map_err(err)?
+            };
+            self.net = Some(Arc::new(net));
         }
         Ok(self.net.clone().expect("loaded"))
     }
@@ -264,8 +283,9 @@ fn play_match(
     })
 }
 
-/// The players shipped with damone, one dict per game: `game`, `spec`,
-/// `file`, `bytes`, `movetime_ms`, `trained`, `date`, `commit`, `rating`.
+/// The players shipped with damone, one dict each: `game`, `kind` (`eval`
+/// or `net`), `spec`, `file`, `bytes`, `movetime_ms`, `trained`, `date`,
+/// `commit`, `rating`.
 #[pyfunction]
 fn shipped_players(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
     damone::player::shipped_players()
@@ -273,6 +293,7 @@ fn shipped_players(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict
         .map(|p| {
             let d = pyo3::types::PyDict::new(py);
             d.set_item("game", &p.game)?;
+            d.set_item("kind", p.kind.name())?;
             d.set_item("spec", p.spec())?;
             d.set_item("file", &p.file)?;
             d.set_item("bytes", p.bytes().len())?;

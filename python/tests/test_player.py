@@ -25,18 +25,24 @@ def test_alphabeta_chooses_legal_moves_and_beats_random():
 
 def test_the_shipped_players_are_fixed_baselines_of_every_game():
     listed = damone.shipped_players()
-    assert sorted(p["game"] for p in listed) == sorted(damone.GAMES)
+    assert sorted({p["game"] for p in listed}) == sorted(damone.GAMES)
     for info in listed:
-        assert info["spec"] == f"shipped:{info['game']}"
+        kind = info["kind"]
+        expected = f"shipped:{info['game']}" + (",kind=net" if kind == "net" else "")
+        assert info["spec"] == expected
         assert 50_000 < info["bytes"] < 1_000_000 and "%" in info["rating"]
-        p = damone.Player.shipped(info["game"], movetime=5)
-        assert p.game == info["game"] and not p.is_network
+        p = damone.Player.shipped(info["game"], movetime=5, kind=kind)
+        assert p.game == info["game"] and p.is_network == (kind == "net")
         g = damone.Game(info["game"])
         assert p.choose(g) in g.legal_moves()
+    # Without a kind, the game's stronger per second: the learned evaluation.
+    assert not damone.Player.shipped("damone").is_network
     r = damone.play_match("shipped:italian,depth=3", "random", games=4, game="italian", seed=2)
     assert r.wins == 4, r
     with pytest.raises(damone.DamoneError, match="plays italian"):
         damone.Player("shipped:italian", game="dameo")
+    with pytest.raises(damone.DamoneError, match="must be eval"):
+        damone.Player.shipped("damone", kind="tree")
 
 
 def test_a_player_file_is_loaded_and_asked_for_moves(trained):

@@ -4,6 +4,7 @@
 //! the game a spec, a set of players or a run folder plays.
 
 use super::learned::learned_eval_at;
+use super::shipped::ShippedKind;
 use super::{decode_player, LeafMix, LoadError, LoadedNet, PlayerFileError, PlayerHeader};
 use crate::arena::spec::{alphabeta_factory, ALPHABETA_OPTIONS};
 use crate::arena::{
@@ -17,11 +18,14 @@ use crate::run::{Checkpoint, RunGame};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Whether `text` names a network player (`net:...` or an existing path),
-/// as [`open`] reads it; false for built-in kinds and for text that is no
-/// player at all.
+/// Whether `text` names a network player (`net:...`, an existing path or
+/// a shipped network, `shipped:GAME,kind=net`), as [`open`] reads it;
+/// false for built-in kinds and for text that is no player at all.
 pub fn is_network_spec(text: &str) -> bool {
     match PlayerSpec::parse(text) {
+        Ok(spec) if spec.kind == PlayerKind::Shipped => {
+            spec.options.get("kind").map(String::as_str) == Some(ShippedKind::Net.name())
+        }
         Ok(spec) => spec.kind == PlayerKind::Net,
         Err(SpecError::UnknownKind(..)) => Path::new(text.trim()).exists(),
         Err(_) => false,
@@ -112,7 +116,7 @@ pub fn game_of_run(run: &Path, explicit: Option<GameId>) -> Result<GameId, LoadE
 /// The one entry point for players: the factory of any player spec for
 /// the game `P`, its networks running on `device`, and the header of a
 /// network player (its variant, draw rules and search defaults; None for
-/// the other kinds). The specs: `random`, `shipped[:GAME]`, `mcts:...`,
+/// the other kinds). The specs: `random`, `shipped[:GAME][,kind=net]`, `mcts:...`,
 /// `alphabeta:[depth=D][,nodes=N][,movetime=MS][,eval=PATH][,tb=DIR][,threads=T]`
 /// and `net:PATH[,sims=N][,movetime=MS][,algo=puct|gumbel][,cpuct=C][,tb=DIR][,threads=T][,leaf=W]`
 /// where PATH is a checkpoint folder or a player file (for `eval`, also a
@@ -131,7 +135,7 @@ pub fn open<P: RunGame>(
         return Ok((alphabeta_player(&spec)?, None));
     }
     if spec.kind == PlayerKind::Shipped {
-        return Ok((shipped_factory(&spec)?, None));
+        return shipped_factory(&spec, device);
     }
     if spec.kind != PlayerKind::Net {
         return Ok((builtin_factory(&spec)?, None));
@@ -139,20 +143,31 @@ pub fn open<P: RunGame>(
     let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
     allowed.extend(["tb", "threads", "leaf"]);
     spec.check_options(&allowed)?;
-    let pool = spec.search_pool()?;
-    let exact = spec_tables::<P>(&spec)?;
-    let leaf_weight = leaf_weight(&spec)?;
     let path = spec.path.as_deref().expect("net spec has a path");
     let loaded = LoadedNet::load(path)?;
+    net_factory(&spec, path, loaded, device)
+}
+
+/// The factory of network player `spec`: `loaded` (read from `what`) with
+/// the spec's search settings, tables, thread pool and `leaf` mix, its
+/// network on `device`, and its header.
+fn net_factory<P: RunGame>(
+    spec: &PlayerSpec,
+    what: &str,
+    loaded: LoadedNet,
+    device: &ComputeDevice,
+) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     if loaded.header.game != P::ID {
         return Err(LoadError::WrongGame {
-            what: path.to_string(),
+            what: what.to_string(),
             found: loaded.header.game,
             expected: P::ID,
         });
     }
-    let leaf = match leaf_weight {
-        Some(weight) => Some((leaf_eval::<P>(&spec, &loaded)?, weight)),
+    let pool = spec.search_pool()?;
+    let exact = spec_tables::<P>(spec)?;
+    let leaf = match leaf_weight(spec)? {
+        Some(weight) => Some((leaf_eval::<P>(spec, &loaded)?, weight)),
         None => None,
     };
     let loaded = loaded.on(device);
@@ -227,12 +242,13 @@ fn alphabeta_player<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, L
 }
 
 /// A `shipped` spec's player: alpha-beta with the game's shipped learned
-/// evaluation, at the spec's limits or else the shipped player's time a
-/// move. A spec naming another game than `P` is refused by name.
-fn shipped_factory<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, LoadError> {
-    let mut allowed = ALPHABETA_OPTIONS.to_vec();
-    allowed.retain(|k| *k != "eval");
-    spec.check_options(&allowed)?;
+/// evaluation, or with `kind=net` its shipped network, at the spec's
+/// limits or else the shipped player's time a move. A spec naming another
+/// game than `P` is refused by name.
+fn shipped_factory<P: RunGame>(
+    spec: &PlayerSpec,
+    device: &ComputeDevice,
+) -> Result<(PlayerFactory<P>, Option<PlayerHeader>), LoadError> {
     if let Some(named) = shipped_game(spec)? {
         if named != P::ID {
             return Err(LoadError::WrongGame {
@@ -242,24 +258,42 @@ fn shipped_factory<P: RunGame>(spec: &PlayerSpec) -> Result<PlayerFactory<P>, Lo
             });
         }
     }
+    let kind = spec
+        .options
+        .get("kind")
+        .map(|k| {
+            ShippedKind::parse(k)
+                .map_err(|e| SpecError::BadValue("kind".into(), k.clone(), spec.text.clone(), e))
+        })
+        .transpose()?;
     let missing = |e: String| SpecError::Missing(spec.text.clone(), e);
-    let shipped = super::shipped::shipped_player(P::ID).map_err(missing)?;
-    let eval = shipped.eval().map_err(missing)?;
-    let mut limits = spec.clone();
-    if !["depth", "nodes", "movetime"]
-        .iter()
-        .any(|k| spec.options.contains_key(*k))
-    {
-        limits
+    let shipped = super::shipped::shipped_player(P::ID, kind).map_err(missing)?;
+    let (allowed, limits): (Vec<&str>, &[&str]) = match shipped.kind {
+        ShippedKind::Eval => (ALPHABETA_OPTIONS.to_vec(), &["depth", "nodes", "movetime"]),
+        ShippedKind::Net => {
+            let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
+            allowed.extend(["tb", "threads"]);
+            (allowed, &["sims", "movetime"])
+        }
+    };
+    let mut allowed: Vec<&str> = allowed.into_iter().filter(|k| *k != "eval").collect();
+    allowed.push("kind");
+    spec.check_options(&allowed)?;
+    let mut limited = spec.clone();
+    limited.options.remove("kind");
+    if !limits.iter().any(|k| spec.options.contains_key(*k)) {
+        limited
             .options
             .insert("movetime".into(), shipped.movetime_ms.to_string());
     }
+    if shipped.kind == ShippedKind::Net {
+        let loaded = shipped.net().map_err(missing)?;
+        return net_factory(&limited, &shipped.file, loaded, device);
+    }
+    let eval = shipped.eval().map_err(missing)?;
     let exact = spec_tables::<P>(spec)?;
-    Ok(alphabeta_factory(
-        &limits,
-        Arc::new(LearnedEval::new(eval.float)),
-        exact,
-    )?)
+    let eval = Arc::new(LearnedEval::new(eval.float));
+    Ok((alphabeta_factory(&limited, eval, exact)?, None))
 }
 
 /// The game a `shipped:GAME` spec names (None: the game being played).

@@ -49,7 +49,7 @@ pub mod shipped;
 
 pub use factory::{game_of_players, game_of_run, game_of_spec, is_network_spec, open, parse_spec_or_path};
 pub use learned::{learned_eval_at, LeafMix};
-pub use shipped::{shipped_player, shipped_players, ShippedPlayer};
+pub use shipped::{shipped_player, shipped_players, ShippedKind, ShippedPlayer};
 
 use crate::arena::{MctsPlayer, SpecError};
 use crate::game::{DrawRules, GameId};
@@ -333,9 +333,14 @@ impl LoadedNet {
     pub fn from_file(path: &Path) -> Result<LoadedNet, PlayerFileError> {
         let what = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| PlayerFileError::Io(what.clone(), e))?;
-        let (header, weights, learned) = decode_player_with(&bytes, &what)?;
-        let net = net_from_bytes(&header.model, weights, &Device::flex(), &what)
-            .map_err(|e| PlayerFileError::Weights(what.clone(), e.to_string()))?;
+        LoadedNet::from_bytes(&bytes, &what)
+    }
+
+    /// Read a player file's bytes; `what` names them in errors.
+    pub fn from_bytes(bytes: &[u8], what: &str) -> Result<LoadedNet, PlayerFileError> {
+        let (header, weights, learned) = decode_player_with(bytes, what)?;
+        let net = net_from_bytes(&header.model, weights, &Device::flex(), what)
+            .map_err(|e| PlayerFileError::Weights(what.to_string(), e.to_string()))?;
         Ok(LoadedNet {
             learned,
             ..LoadedNet::new(header, net)

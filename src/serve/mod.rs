@@ -218,25 +218,30 @@ fn learned_entry(path: &std::path::Path, what: &str, game: crate::game::GameKind
     })
 }
 
-/// The game's shipped player, where it has one: the page's first choice.
-fn shipped_entry(game: crate::game::GameKind) -> Option<PlayerEntry> {
-    let shipped = crate::player::shipped_player(game.id()).ok()?;
-    Some(PlayerEntry {
-        spec: shipped.spec(),
-        label: format!(
-            "the shipped player (alpha-beta with its learned evaluation, {} ms a move)",
-            shipped.movetime_ms
-        ),
-    })
+/// The game's shipped players, where it has them: the page's first
+/// choices, the stronger per second first.
+fn shipped_entries(game: crate::game::GameKind) -> Vec<PlayerEntry> {
+    crate::player::shipped_players()
+        .iter()
+        .filter(|p| p.game == game.name())
+        .map(|p| PlayerEntry {
+            spec: p.spec(),
+            label: format!(
+                "the shipped player ({}, {} ms a move)",
+                p.kind_text(),
+                p.movetime_ms
+            ),
+        })
+        .collect()
 }
 
-/// The opponents on offer: the game's shipped player, the run's
+/// The opponents on offer: the game's shipped players, the run's
 /// checkpoints (newest first), the player files of the players folder,
 /// alpha-beta with the learned evaluation of each that has one, and the
 /// baseline bots. Only these may be played, so
 /// no request can name a path outside them.
 pub fn player_list(cfg: &ServeConfig) -> Vec<PlayerEntry> {
-    let mut out: Vec<PlayerEntry> = shipped_entry(cfg.game).into_iter().collect();
+    let mut out: Vec<PlayerEntry> = shipped_entries(cfg.game);
     if let Some(run) = &cfg.run {
         let dir = RunDir::new(run);
         for k in dir.checkpoints().into_iter().rev() {
