@@ -119,6 +119,13 @@ fn every_game_self_trains_and_plays_the_result() {
         ]);
         assert_eq!(code, 0, "{kind}: {err}");
         assert!(out.contains("round 1"), "{kind}: {out}");
+        // `damone info` on the folder sums up its log.
+        let (code, out, err) = run(&["info", &folder_arg]);
+        assert_eq!(code, 0, "{kind}: {err}");
+        assert!(
+            out.contains("1 rounds, 4 games") && out.contains("after round 1"),
+            "{kind}: {out}"
+        );
         let eval = format!("alphabeta:eval={folder_arg},depth=1");
         let out_dir = dir.join("match").display().to_string();
         let (code, out, err) = run(&[

@@ -535,6 +535,9 @@ fn a_run_self_trains_its_learned_evaluation_after_its_last_iteration() {
     let st = run.dir().join(RUN_SELF_TRAIN_DIR);
     let logged: Vec<RoundRow> = read_rows(&st.join(SELF_TRAIN_LOG)).unwrap();
     assert_eq!(logged, rounds);
+    let line = damone::run::self_train::summary(&st).unwrap().unwrap();
+    assert!(line.contains("1 rounds, 4 games"), "{line}");
+    assert_eq!(damone::run::self_train::summary(run.dir()).unwrap(), None);
     // Round 0 is the run's own learned evaluation, trained at iteration 1;
     // the checkpoint's then becomes the newest round's.
     let start = damone::learned::EvalFile::read(&st.join("round_0000.bin")).unwrap();

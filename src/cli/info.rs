@@ -5,7 +5,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use damone::player::LoadedNet;
-use damone::run::{read_rows, Checkpoint, Metrics, RunDir};
+use damone::run::{read_rows, self_train, Checkpoint, Metrics, RunDir};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -21,7 +21,7 @@ pub struct PlayersArgs {}
 
 pub fn run_players(_: PlayersArgs) -> Result<()> {
     println!(
-        "damone {}: the players shipped, one per game",
+        "damone {}: the players shipped (a spec without kind= plays the game's first, the stronger per second)",
         env!("CARGO_PKG_VERSION")
     );
     for p in damone::player::shipped_players() {
@@ -48,11 +48,16 @@ pub fn run_info(a: InfoArgs) -> Result<()> {
     print_player(p)
 }
 
-/// A run folder: its checkpoints, the newest one's state, the last losses.
+/// A run folder: its checkpoints, the newest one's state, the last
+/// losses and its self-training; or a self-training folder's log.
 fn print_run(p: &std::path::Path) -> Result<()> {
     let run = RunDir::new(p);
     let iters = run.checkpoints();
     if iters.is_empty() {
+        if let Some(line) = self_train::summary(p).map_err(anyhow::Error::msg)? {
+            println!("{line}");
+            return Ok(());
+        }
         bail!(
             "{} is neither a checkpoint nor a run folder (no iter_NNNN inside)",
             p.display()
@@ -84,6 +89,10 @@ fn print_run(p: &std::path::Path) -> Result<()> {
             "last iteration: loss policy {:.3} value {:.3}, {:.0} positions/s in self-play",
             last.loss_policy, last.loss_value, last.positions_per_s
         );
+    }
+    let folder = p.join(self_train::RUN_SELF_TRAIN_DIR);
+    if let Some(line) = self_train::summary(&folder).map_err(anyhow::Error::msg)? {
+        println!("{line}");
     }
     Ok(())
 }

@@ -424,6 +424,33 @@ pub fn newest_eval(dir: &Path) -> Result<EvalFile, String> {
     EvalFile::read(&round_eval(dir, round))
 }
 
+/// The one line `damone info` shows of the self-training folder `dir`
+/// (None when `dir` holds none): its rounds and games, the minutes spent
+/// playing and training, and the held-out loss before its first round and
+/// after its last.
+pub fn summary(dir: &Path) -> Result<Option<String>, String> {
+    if !is_self_train_folder(dir) {
+        return Ok(None);
+    }
+    let rows: Vec<RoundRow> = read_rows(&dir.join(SELF_TRAIN_LOG)).map_err(|e| e.to_string())?;
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return Ok(Some(format!("self-training {}: no round yet", dir.display())));
+    };
+    let minutes = |f: fn(&RoundRow) -> f64| rows.iter().map(f).sum::<f64>() / 60.0;
+    Ok(Some(format!(
+        "self-training {}: {} rounds, {} games, {:.1} min playing and labelling, {:.1} min training; held-out loss {:.4} before round {}, {:.4} after round {}",
+        dir.display(),
+        rows.len(),
+        rows.iter().map(|r| r.games).sum::<usize>(),
+        minutes(|r| r.play_s),
+        minutes(|r| r.train_s),
+        first.held_out_before,
+        first.round,
+        last.held_out_after,
+        last.round
+    )))
+}
+
 /// The settings of the self-training folder `dir`.
 pub fn read_folder_config(dir: &Path) -> Result<SelfTrainFolder, String> {
     if !is_self_train_folder(dir) {
