@@ -102,6 +102,10 @@ pub enum SpecError {
     /// An option given twice.
     #[error("option '{0}' given twice in '{1}'")]
     DuplicateOption(String, String),
+    /// What the spec names is not in this build (a shipped player it
+    /// lacks), or does not read; the text says which and what to use.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// The most threads a spec's `threads` option may give one player.

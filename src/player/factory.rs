@@ -266,7 +266,7 @@ fn shipped_factory<P: RunGame>(
                 .map_err(|e| SpecError::BadValue("kind".into(), k.clone(), spec.text.clone(), e))
         })
         .transpose()?;
-    let missing = |e: String| SpecError::Missing(spec.text.clone(), e);
+    let missing = SpecError::Unavailable;
     let shipped = super::shipped::shipped_player(P::ID, kind).map_err(missing)?;
     let (allowed, limits): (Vec<&str>, &[&str]) = match shipped.kind {
         ShippedKind::Eval => (ALPHABETA_OPTIONS.to_vec(), &["depth", "nodes", "movetime"]),
