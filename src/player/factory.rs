@@ -24,7 +24,7 @@ use std::sync::Arc;
 pub fn is_network_spec(text: &str) -> bool {
     match PlayerSpec::parse(text) {
         Ok(spec) if spec.kind == PlayerKind::Shipped => {
-            spec.options.get("kind").map(String::as_str) == Some(ShippedKind::Net.name())
+            spec.options.get("kind").and_then(|k| ShippedKind::parse(k).ok()) == Some(ShippedKind::Net)
         }
         Ok(spec) => spec.kind == PlayerKind::Net,
         Err(SpecError::UnknownKind(..)) => Path::new(text.trim()).exists(),
@@ -268,15 +268,23 @@ fn shipped_factory<P: RunGame>(
         .transpose()?;
     let missing = SpecError::Unavailable;
     let shipped = super::shipped::shipped_player(P::ID, kind).map_err(missing)?;
-    let (allowed, limits): (Vec<&str>, &[&str]) = match shipped.kind {
-        ShippedKind::Eval => (ALPHABETA_OPTIONS.to_vec(), &["depth", "nodes", "movetime"]),
+    // The kind's own options (a shipped evaluation takes no `eval`), and
+    // those that limit its search.
+    let (mut allowed, limits): (Vec<&str>, &[&str]) = match shipped.kind {
+        ShippedKind::Eval => (
+            ALPHABETA_OPTIONS
+                .iter()
+                .copied()
+                .filter(|k| *k != "eval")
+                .collect(),
+            &["depth", "nodes", "movetime"],
+        ),
         ShippedKind::Net => {
             let mut allowed = PlayerSpec::SEARCH_OPTIONS.to_vec();
             allowed.extend(["tb", "threads"]);
             (allowed, &["sims", "movetime"])
         }
     };
-    let mut allowed: Vec<&str> = allowed.into_iter().filter(|k| *k != "eval").collect();
     allowed.push("kind");
     spec.check_options(&allowed)?;
     let mut limited = spec.clone();

@@ -124,8 +124,12 @@ pub fn shipped_player(game: GameId, kind: Option<ShippedKind>) -> Result<&'stati
             other.kind.describe()
         ));
     }
-    let mut games: Vec<&str> = shipped_players().iter().map(|p| p.game.as_str()).collect();
-    games.dedup();
+    let mut games: Vec<&str> = Vec::new();
+    for p in shipped_players() {
+        if !games.contains(&p.game.as_str()) {
+            games.push(&p.game);
+        }
+    }
     Err(format!(
         "no player is shipped for {} (the shipped ones play {}); name one with --player, e.g. alphabeta:depth=6 or a trained player file",
         game.title(),
@@ -162,12 +166,6 @@ impl ShippedPlayer {
         LoadedNet::from_bytes(self.bytes(), &what).map_err(|e: PlayerFileError| e.to_string())
     }
 
-    /// What it plays with, in words ("alpha-beta with its learned
-    /// evaluation", "the network with its tree search").
-    pub fn kind_text(&self) -> &'static str {
-        self.kind.describe()
-    }
-
     /// The spec that plays it: `shipped:GAME`, with `,kind=...` where it
     /// is not its game's first listed player.
     pub fn spec(&self) -> String {
@@ -185,10 +183,10 @@ impl ShippedPlayer {
             ShippedKind::Eval => self
                 .eval()
                 .map(|e| format!("{}x{} hidden", e.float.shape.hidden, e.float.shape.hidden2)),
-            ShippedKind::Net => self.net().map(|n| {
-                let m = &n.header.model;
-                format!("{} blocks of {} channels", m.blocks, m.channels)
-            }),
+            // The header alone: no network is built to print its shape.
+            ShippedKind::Net => super::decode_player(self.bytes(), &self.file)
+                .map(|(h, _)| format!("{} blocks of {} channels", h.model.blocks, h.model.channels))
+                .map_err(|e| e.to_string()),
         }
         .unwrap_or_else(|e| e)
     }
@@ -305,6 +303,7 @@ mod tests {
         let e = shipped_player(GameId::new("checkers", "Checkers"), None).unwrap_err();
         assert!(e.contains("no player is shipped for Checkers"), "{e}");
         assert!(e.contains("--player"), "{e}");
+        assert!(e.contains("the shipped ones play damone, italian, dameo)"), "{e}");
         let e = shipped_player(GameId::new("checkers", "Checkers"), Some(ShippedKind::Net)).unwrap_err();
         assert!(e.contains("no player is shipped for Checkers"), "{e}");
     }
@@ -315,8 +314,7 @@ mod tests {
     fn a_missing_kind_names_the_shipped_one() {
         for p in shipped_players() {
             let id = GameId::named(&p.game).unwrap();
-            if shipped_player(id, Some(ShippedKind::Net)).is_err() {
-                let e = shipped_player(id, Some(ShippedKind::Net)).unwrap_err();
+            if let Err(e) = shipped_player(id, Some(ShippedKind::Net)) {
                 assert!(e.contains("no net player is shipped for"), "{e}");
                 assert!(e.contains(&format!("shipped:{}", p.game)), "{e}");
             }

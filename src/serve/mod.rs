@@ -228,7 +228,7 @@ fn shipped_entries(game: crate::game::GameKind) -> Vec<PlayerEntry> {
             spec: p.spec(),
             label: format!(
                 "the shipped player ({}, {} ms a move)",
-                p.kind_text(),
+                p.kind.describe(),
                 p.movetime_ms
             ),
         })
