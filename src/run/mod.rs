@@ -38,6 +38,7 @@ pub mod learned_eval;
 pub mod metrics;
 pub mod plots;
 pub mod self_train;
+mod self_train_phase;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CheckpointFiles, CheckpointState, LivePosition, RunDir, CHECKPOINT_VERSION,
