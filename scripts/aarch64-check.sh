@@ -16,4 +16,4 @@ fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
-cargo test --release --target "$target" --target-dir target/aarch64 --test fastnet --test board
+cargo test --release --target "$target" --target-dir target/aarch64 --test integration -- fastnet:: board::

@@ -75,7 +75,7 @@ echo "recording $POSITIONS positions (seed $SEED) under gameslib $(git -C "$GAME
 } > "$OUT" && rm "$OUT.tmp"
 echo "wrote $OUT ($(grep -vc '^#' "$OUT") positions)"
 
-DAMEO_CROSSCHECK="$PWD/$OUT" cargo test --release --test dameo every_recorded_position -- --nocapture
+DAMEO_CROSSCHECK="$PWD/$OUT" cargo test --release --test integration dameo::every_recorded_position -- --nocapture
 if [ "$PERFT" -gt 0 ]; then
     echo "perft of the start position, gameslib then damone:"
     (cd "$RUNTIME" && node --import tsx "$OLDPWD/scripts/dameo-crosscheck/driver.ts" "$PWD/gameslib" perft "$PERFT") | tee "$WORK/perft-gameslib.txt"

@@ -1,7 +1,7 @@
 //! The command-line contracts: output formats and exit status 2 with a
 //! one-line `error: ...` on bad input.
 
-mod common;
+use crate::common;
 
 use common::run;
 

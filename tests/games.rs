@@ -8,7 +8,7 @@
 //! registrations are walked over `damone.GAMES` by the Python tests
 //! (scripts/python-tests.sh).
 
-mod common;
+use crate::common;
 
 use common::ws::{connect, next, send, start_server_until};
 use common::{engine_with, run};

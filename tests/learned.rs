@@ -7,7 +7,7 @@
 //! `damone learn-eval` make one that `alphabeta:eval=` players, `export`
 //! and `info` take.
 
-mod common;
+use crate::common;
 
 use damone::arena::{AlphaBeta, Baseline, Limits, Player};
 use damone::game::{dameo, damone::Position, italian, Game, GameKind, GamePosition};

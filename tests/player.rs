@@ -2,7 +2,7 @@
 //! checkpoint; the engine protocol drives a whole game through a child
 //! process; bad player files get clear errors.
 
-mod common;
+use crate::common;
 
 use common::{bin, run};
 

@@ -3,7 +3,7 @@
 //! be over the same way everywhere; budgets and options of the engine's
 //! player; crafted player-file headers; partial configs.
 
-mod common;
+use crate::common;
 
 use common::{bin, engine_with, run};
 

@@ -4,7 +4,7 @@
 //! installed) a real headless browser that plays, analyses and watches a
 //! run.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -295,7 +295,7 @@ async fn websocket_italian_game() {
 /// installs them and runs it with `--ignored`, where a missing browser is
 /// a failure, not a skip.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test serve -- --ignored"]
+#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test integration -- --ignored serve::"]
 async fn a_real_browser_plays_analyses_and_watches() {
     // The run the page watches: a copy of the tiny run, so rows can be added.
     let dir = std::env::temp_dir().join(format!("damone-serve-browser-{}", std::process::id()));
@@ -377,7 +377,7 @@ async fn browser() -> (fantoccini::Client, std::process::Child) {
 /// Dameo in the browser: the 64-cell board, a line move and a king's long
 /// capture of two pieces, each played by clicking.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test serve -- --ignored"]
+#[ignore = "needs chromium and chromium-driver (Debian packages): cargo test --release --test integration -- --ignored serve::"]
 async fn a_real_browser_plays_dameo_line_moves_and_long_captures() {
     let addr = start_server(ServeConfig {
         game: damone::game::GameKind::Dameo,

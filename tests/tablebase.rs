@@ -2,7 +2,7 @@
 //! every table of up to 3 pieces, won positions played out, grading, and
 //! their one-line errors.
 
-mod common;
+use crate::common;
 
 use common::{run, tmpdir};
 

@@ -2,7 +2,7 @@
 //! threads = 1 is reproducible to the byte, kill -9 then --resume continues
 //! without corrupt files or lost work, and bad configs get clear errors.
 
-mod common;
+use crate::common;
 
 use common::{bin, tmpdir};
 
