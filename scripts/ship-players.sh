@@ -5,10 +5,11 @@
 # self-trained evaluation of `damone train --config configs/dameo.toml`'s
 # default hour (40 minutes of the network, 20 of self-training); each
 # rated against the hand-written alpha-beta at 10 ms a move and copied
-# into players/. The networks of Damone and Italian draughts: each game's
-# default hour on one core (`threads=1`), its newest checkpoint exported
-# as a player file and rated at equal time. Needs the machine alone for
-# the hours and the matches; about four and a half hours on 2 cores. The
+# into players/. The networks: Dameo's from that same hour, those of
+# Damone and Italian draughts from each game's default hour on one core
+# (`threads=1`); each newest checkpoint exported as a player file and
+# rated at equal time. Needs the machine alone for the hours and the
+# matches; about four and a half hours on 2 cores. The
 # ratings are printed; players/players.toml is edited by hand with them.
 #
 # Usage: scripts/ship-players.sh [work folder]   (default: checkpoints/ship)
@@ -41,6 +42,9 @@ fi
     --game dameo --games 100 --seed 805 --out "$work/match-dameo" | tail -4
 newest=$(ls -d "$work"/ship-dameo/iter_* | sort | tail -1)
 cp "$newest/learned_eval.bin" players/dameo.eval
+"$bin" export --checkpoint "$work/ship-dameo" --latest --out players/dameo-net.dmp
+"$bin" rate "$work/ship-dameo" --last --games 100 --no-ladder --policy-depth 0 \
+    --equal-time-threads 1 --seed 830 --quiet
 # The networks: the default hour of each game on one core.
 for entry in damone:200 italian:100; do
     IFS=: read -r game games <<<"$entry"
@@ -60,9 +64,9 @@ rm -f players/*-net.safetensors
 # The program embeds the files: build it again, then play the shipped
 # networks through their specs, at the time a move their rating measured.
 cargo build --release --bin damone
-for entry in damone:200 italian:100; do
-    IFS=: read -r game games <<<"$entry"
-    ms=$(awk -F, '$4 == "equal-time" { ms = $7 } END { printf "%.1f", ms }' "$work/net-$game/rating.csv")
+for entry in damone:200:net-damone italian:100:net-italian dameo:100:ship-dameo; do
+    IFS=: read -r game games run <<<"$entry"
+    ms=$(awk -F, '$4 == "equal-time" { ms = $7 } END { printf "%.1f", ms }' "$work/$run/rating.csv")
     "$bin" match "shipped:$game,kind=net,sims=64" "alphabeta:movetime=$ms" --concurrency 1 \
         --game "$game" --games "$games" --seed 831 --out "$work/match-$game-net" | tail -4
 done

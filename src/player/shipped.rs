@@ -22,12 +22,13 @@ use std::sync::OnceLock;
 pub const SHIPPED_PLAYERS_TOML: &str = include_str!("../../players/players.toml");
 
 /// The shipped files by name, as `players.toml` names them.
-const FILES: [(&str, &[u8]); 5] = [
+const FILES: [(&str, &[u8]); 6] = [
     ("damone.eval", include_bytes!("../../players/damone.eval")),
     ("italian.eval", include_bytes!("../../players/italian.eval")),
     ("dameo.eval", include_bytes!("../../players/dameo.eval")),
     ("damone-net.dmp", include_bytes!("../../players/damone-net.dmp")),
     ("italian-net.dmp", include_bytes!("../../players/italian-net.dmp")),
+    ("dameo-net.dmp", include_bytes!("../../players/dameo-net.dmp")),
 ];
 
 /// What a shipped player plays with.
@@ -111,7 +112,16 @@ pub fn shipped_players() -> &'static [ShippedPlayer] {
 /// the stronger per second); the error says there is none and what to use
 /// instead.
 pub fn shipped_player(game: GameId, kind: Option<ShippedKind>) -> Result<&'static ShippedPlayer, String> {
-    let of_game = || shipped_players().iter().filter(|p| p.game == game.name());
+    find_in(shipped_players(), game, kind)
+}
+
+/// [`shipped_player`] in `list`.
+fn find_in(
+    list: &[ShippedPlayer],
+    game: GameId,
+    kind: Option<ShippedKind>,
+) -> Result<&ShippedPlayer, String> {
+    let of_game = || list.iter().filter(|p| p.game == game.name());
     if let Some(found) = of_game().find(|p| kind.is_none_or(|k| p.kind == k)) {
         return Ok(found);
     }
@@ -125,7 +135,7 @@ pub fn shipped_player(game: GameId, kind: Option<ShippedKind>) -> Result<&'stati
         ));
     }
     let mut games: Vec<&str> = Vec::new();
-    for p in shipped_players() {
+    for p in list {
         if !games.contains(&p.game.as_str()) {
             games.push(&p.game);
         }
@@ -309,15 +319,23 @@ mod tests {
     }
 
     /// A game that ships a learned evaluation but no network says which
-    /// player it does ship.
+    /// player it does ship (every built-in game ships both: a list of
+    /// Dameo's evaluation alone stands for one that does not).
     #[test]
     fn a_missing_kind_names_the_shipped_one() {
+        let eval_only: Vec<ShippedPlayer> = shipped_players()
+            .iter()
+            .filter(|p| p.game == "dameo" && p.kind == ShippedKind::Eval)
+            .cloned()
+            .collect();
+        let dameo = GameId::named("dameo").unwrap();
+        let e = find_in(&eval_only, dameo, Some(ShippedKind::Net)).unwrap_err();
+        assert!(e.contains("no net player is shipped for Dameo"), "{e}");
+        assert!(e.contains("its shipped player is shipped:dameo"), "{e}");
+        assert_eq!(find_in(&eval_only, dameo, None).unwrap().kind, ShippedKind::Eval);
         for p in shipped_players() {
             let id = GameId::named(&p.game).unwrap();
-            if let Err(e) = shipped_player(id, Some(ShippedKind::Net)) {
-                assert!(e.contains("no net player is shipped for"), "{e}");
-                assert!(e.contains(&format!("shipped:{}", p.game)), "{e}");
-            }
+            assert_eq!(shipped_player(id, Some(p.kind)).unwrap().file, p.file);
         }
     }
 }
