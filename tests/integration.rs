@@ -13,6 +13,7 @@ mod cluster;
 mod dameo;
 mod fastnet;
 mod games;
+mod layers;
 mod learned;
 mod perft;
 mod player;

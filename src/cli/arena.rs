@@ -252,7 +252,9 @@ fn run_checkpoints(a: &TournamentArgs, run_dir: &Path) -> Result<()> {
         "checkpoint tournament",
         None,
     )?;
-    let (csv, svg) = t.write_ratings(&standings, &a.opts.out)?;
+    let (csv, svg) = t
+        .write_ratings(&standings, &a.opts.out)
+        .map_err(anyhow::Error::msg)?;
     eprintln!("wrote {} and {}", csv.display(), svg.display());
     Ok(())
 }

@@ -39,7 +39,7 @@ pub fn run_plot(a: PlotArgs) -> Result<()> {
         // With several runs, each one's charts go to a folder of its name.
         let name = if several { run_name(run) } else { String::new() };
         let charts = if several { out.join(&name) } else { out.clone() };
-        let files = plot_run(run, &charts)?;
+        let files = plot_run(run, &charts).map_err(anyhow::Error::msg)?;
         if files.len() == 1 {
             eprintln!("{}: no evaluation rows yet, so no win-rate plot", run.display());
         }
@@ -49,7 +49,7 @@ pub fn run_plot(a: PlotArgs) -> Result<()> {
     }
     let measure = a.measure.as_deref().or(several.then_some("equal time"));
     let strength = out.join("strength.svg");
-    if draw_strength_chart(&ratings, measure, &strength)? {
+    if draw_strength_chart(&ratings, measure, &strength).map_err(anyhow::Error::msg)? {
         written.push(strength);
     } else {
         eprintln!(

@@ -160,7 +160,7 @@ pub fn run_rate(a: RateArgs) -> Result<()> {
     eprintln!("rows added to {}", csv.display());
     let svg = csv.with_extension("svg");
     let all: Vec<RatingRow> = damone::run::read_rows(&csv)?;
-    if draw_rating_curve(&all, &svg)? {
+    if draw_rating_curve(&all, &svg).map_err(anyhow::Error::msg)? {
         eprintln!("rating curve drawn in {}", svg.display());
     }
     Ok(())

@@ -77,7 +77,7 @@ impl RatingRow {
 /// Draw the rating curve of one run's rows into `svg`: every series'
 /// score against training hours ([`draw_strength_chart`]); false (nothing
 /// drawn) when no series has two points.
-pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> anyhow::Result<bool> {
+pub fn draw_rating_curve(rows: &[RatingRow], svg: &Path) -> Result<bool, String> {
     draw_strength_chart(&[(String::new(), rows.to_vec())], None, svg)
 }
 
@@ -91,7 +91,7 @@ pub fn draw_strength_chart(
     runs: &[(String, Vec<RatingRow>)],
     measure: Option<&str>,
     svg: &Path,
-) -> anyhow::Result<bool> {
+) -> Result<bool, String> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for (run, rows) in runs {
@@ -115,10 +115,10 @@ pub fn draw_strength_chart(
     }
     if let (Some(m), true) = (measure, series.is_empty() && !names.is_empty()) {
         let names: Vec<String> = names.into_iter().collect();
-        anyhow::bail!(
+        return Err(format!(
             "no rating series matches '{m}'; the rows have: {}",
             names.join("; ")
-        );
+        ));
     }
     if !series.iter().any(|(_, pts)| pts.len() > 1) {
         return Ok(false);
@@ -132,6 +132,7 @@ pub fn draw_strength_chart(
         "training hours",
         "score %",
         &series,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     Ok(true)
 }

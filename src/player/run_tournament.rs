@@ -65,8 +65,9 @@ impl CheckpointTournament {
     /// Write `ratings_by_iteration.csv` (iteration, training minutes, Elo and
     /// its interval, score, games) and `rating.svg` (rating against training
     /// time, the baselines as flat lines) into `out`; the two paths.
-    pub fn write_ratings(&self, standings: &Standings, out: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
-        let wall: BTreeMap<u32, f64> = read_rows::<Metrics>(&RunDir::new(&self.run).metrics_path())?
+    pub fn write_ratings(&self, standings: &Standings, out: &Path) -> Result<(PathBuf, PathBuf), String> {
+        let wall: BTreeMap<u32, f64> = read_rows::<Metrics>(&RunDir::new(&self.run).metrics_path())
+            .map_err(|e| e.to_string())?
             .into_iter()
             .map(|m| (m.iteration, m.wall_s))
             .collect();
@@ -77,7 +78,7 @@ impl CheckpointTournament {
                 .rows
                 .iter()
                 .find(|r| &r.player == name)
-                .ok_or_else(|| anyhow::anyhow!("{name} is missing from the standings"))?;
+                .ok_or_else(|| format!("{name} is missing from the standings"))?;
             let minutes = wall.get(k).copied().unwrap_or(0.0) / 60.0;
             csv.push_str(&format!(
                 "{k},{minutes:.1},{:.1},{:.1},{:.4},{}\n",
@@ -86,7 +87,8 @@ impl CheckpointTournament {
             points.push((minutes, row.elo));
         }
         let csv_path = out.join("ratings_by_iteration.csv");
-        atomic_write(&csv_path, csv.as_bytes())?;
+        atomic_write(&csv_path, csv.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
         let last_minute = wall.values().copied().fold(1.0, f64::max) / 60.0;
         let mut series = vec![("checkpoints".to_string(), points)];
         for b in &self.names[..self.baselines] {
@@ -100,7 +102,7 @@ impl CheckpointTournament {
             self.run.display(),
             standings.anchor
         );
-        line_chart(&svg, &title, "training time (minutes)", "Elo", &series)?;
+        line_chart(&svg, &title, "training time (minutes)", "Elo", &series).map_err(|e| e.to_string())?;
         Ok((csv_path, svg))
     }
 }

@@ -5,22 +5,21 @@
 
 use super::{read_rows, EvalRow, Metrics, RunDir};
 use crate::util::chart::line_chart;
-use anyhow::{bail, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Draw the run folder `dir`'s charts into `out`; the files written
 /// (`winrate.svg` only once the run has evaluation rows).
-pub fn plot_run(dir: &Path, out: &Path) -> Result<Vec<PathBuf>> {
+pub fn plot_run(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
     let run = RunDir::new(dir);
     if !run.metrics_path().exists() {
-        bail!(
+        return Err(format!(
             "{} has no metrics.csv (is it a training run's folder?)",
             dir.display()
-        );
+        ));
     }
-    let metrics: Vec<Metrics> = read_rows(&run.metrics_path())?;
-    std::fs::create_dir_all(out)?;
+    let metrics: Vec<Metrics> = read_rows(&run.metrics_path()).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let loss = out.join("loss.svg");
     let series = |f: fn(&Metrics) -> f64| -> Vec<(f64, f64)> {
         metrics.iter().map(|m| (m.iteration as f64, f(m))).collect()
@@ -34,8 +33,9 @@ pub fn plot_run(dir: &Path, out: &Path) -> Result<Vec<PathBuf>> {
             ("policy".into(), series(|m| m.loss_policy)),
             ("value".into(), series(|m| m.loss_value)),
         ],
-    )?;
-    let evals: Vec<EvalRow> = read_rows(&run.evals_path())?;
+    )
+    .map_err(|e| e.to_string())?;
+    let evals: Vec<EvalRow> = read_rows(&run.evals_path()).map_err(|e| e.to_string())?;
     let mut by_depth: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
     for e in &evals {
         by_depth
@@ -57,6 +57,7 @@ pub fn plot_run(dir: &Path, out: &Path) -> Result<Vec<PathBuf>> {
         "training time (minutes)",
         "score (win = 1, draw = 1/2)",
         &series,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     Ok(vec![loss, winrate])
 }
