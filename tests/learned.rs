@@ -1,7 +1,9 @@
 //! The learned evaluation's contract: the accumulator a search updates
-//! move by move equals the one summed from scratch, in all three games,
-//! over random playouts with moves made and unmade; the integer model
-//! stays within a stated tolerance of the float one; training lowers the
+//! move by move equals the one summed from scratch, in all three games
+//! and with either inputs (pieces, pairs), over random playouts with
+//! moves made and unmade; the integer model stays within a stated
+//! tolerance of the float one; an evaluation of pieces widened to pairs
+//! scores as before; files of either inputs read back; training lowers the
 //! loss on held-out positions; a damaged or wrong-game file is a one-line
 //! error; alpha-beta plays whole games with it; `damone train` and
 //! `damone learn-eval` make one that `alphabeta:eval=` players, `export`
@@ -11,6 +13,7 @@ use crate::common;
 
 use damone::arena::{AlphaBeta, Baseline, Limits, Player};
 use damone::game::{dameo, damone::Position, italian, Game, GameKind, GamePosition};
+use damone::learned::features::{cells_of, Inputs, FEATURES};
 use damone::learned::train::{fit, loss, split, Example};
 use damone::learned::{planes, AccumulatorStack, EvalFile, FloatEval, LearnEvalConfig, LearnedEval, Shape};
 use damone::net::Board;
@@ -21,24 +24,44 @@ use std::sync::Arc;
 /// The integer model's output may differ from the float model's by at
 /// most this much (in logits of the expected score; 0.05 is 13 of the
 /// search's units, an eighth of a man at the hand-written scale's usual
-/// exchange rate). Rounding the first layer to 1/127 moves a unit by at
-/// most 0.5/127 per active piece.
-const QUANT_TOLERANCE: f32 = 0.05;
+/// exchange rate). Rounding the first layer to 1/255 moves a unit by at
+/// most 0.5/255 per active input, so the error grows with the inputs a
+/// position activates: some 20-40 pieces, and with pairs some 100 more
+/// (0.08, a fifth of a man).
+fn quant_tolerance(inputs: Inputs) -> f32 {
+    match inputs {
+        Inputs::Pieces => 0.05,
+        Inputs::Pairs => 0.08,
+    }
+}
 
 fn model(seed: u64) -> LearnedEval {
+    model_of(seed, Inputs::Pieces, u64::MAX)
+}
+
+/// A random evaluation reading `inputs` on the cells `cells`, its pairs'
+/// rows random too (a new one's are zero).
+fn model_of(seed: u64, inputs: Inputs, cells: u64) -> LearnedEval {
     let mut rng = rng_stream(seed, "learned-test", 0);
-    let mut float = FloatEval::new(
-        Shape {
-            hidden: 48,
-            hidden2: 8,
-        },
-        &mut rng,
-    );
+    let shape = Shape {
+        hidden: 48,
+        hidden2: 8,
+        inputs,
+    };
+    let mut float = FloatEval::new(shape, cells, &mut rng);
     // Biases spread over the units' range, so that clipping is exercised.
     for b in float.b1.iter_mut().chain(float.b2.iter_mut()) {
         *b = rng.random_range(-0.5..1.5);
     }
+    for w in float.w1[FEATURES * shape.hidden..].iter_mut() {
+        *w = rng.random_range(-0.1..0.1);
+    }
     LearnedEval::new(float)
+}
+
+/// [`model_of`] for `P`'s cells.
+fn model_for<P: Board>(seed: u64, inputs: Inputs) -> LearnedEval {
+    model_of(seed, inputs, cells_of::<P>())
 }
 
 /// Positions of random playouts from the start (a spread of real positions).
@@ -60,8 +83,8 @@ fn playout_positions<P: GamePosition>(games: usize, rng: &mut Rng) -> Vec<P> {
 
 /// Walk random playouts, unmaking 1-3 moves at random, and compare the
 /// stack's accumulator with one summed from scratch at every step.
-fn incremental_equals_full<P: Board>(seed: u64) {
-    let eval = model(seed);
+fn incremental_equals_full<P: Board>(seed: u64, inputs: Inputs) {
+    let eval = model_for::<P>(seed, inputs);
     let mut rng = rng_stream(seed, "learned-walk", 0);
     let mut stack = AccumulatorStack::new(&eval.quant);
     let mut fresh = eval.quant.new_accumulator();
@@ -95,13 +118,15 @@ fn incremental_equals_full<P: Board>(seed: u64) {
 
 #[test]
 fn incremental_accumulator_equals_full_sum_in_every_game() {
-    incremental_equals_full::<Position>(1);
-    incremental_equals_full::<italian::Position>(2);
-    incremental_equals_full::<dameo::Position>(3);
+    for inputs in [Inputs::Pieces, Inputs::Pairs] {
+        incremental_equals_full::<Position>(1, inputs);
+        incremental_equals_full::<italian::Position>(2, inputs);
+        incremental_equals_full::<dameo::Position>(3, inputs);
+    }
 }
 
-fn quant_close_to_float<P: Board>(seed: u64) -> f32 {
-    let eval = model(seed);
+fn quant_close_to_float<P: Board>(seed: u64, inputs: Inputs) -> f32 {
+    let eval = model_for::<P>(seed, inputs);
     let mut rng = rng_stream(seed, "learned-quant", 0);
     let positions = playout_positions::<P>(40, &mut rng);
     let mut worst = 0f32;
@@ -113,8 +138,8 @@ fn quant_close_to_float<P: Board>(seed: u64) -> f32 {
         worst = worst.max((float - quant).abs());
     }
     assert!(
-        worst <= QUANT_TOLERANCE,
-        "{:?}: integer model off by {worst} logits",
+        worst <= quant_tolerance(inputs),
+        "{:?} ({inputs:?}): integer model off by {worst} logits",
         P::ID
     );
     worst
@@ -122,12 +147,36 @@ fn quant_close_to_float<P: Board>(seed: u64) -> f32 {
 
 #[test]
 fn integer_model_stays_within_tolerance_of_float() {
-    let worst = [
-        quant_close_to_float::<Position>(4),
-        quant_close_to_float::<italian::Position>(5),
-        quant_close_to_float::<dameo::Position>(6),
-    ];
-    eprintln!("largest integer-float difference per game (logits): {worst:?}");
+    for inputs in [Inputs::Pieces, Inputs::Pairs] {
+        let worst = [
+            quant_close_to_float::<Position>(4, inputs),
+            quant_close_to_float::<italian::Position>(5, inputs),
+            quant_close_to_float::<dameo::Position>(6, inputs),
+        ];
+        eprintln!("largest integer-float difference per game, {inputs:?} (logits): {worst:?}");
+    }
+}
+
+/// Pairs read only the game's cells: positions that differ nowhere on
+/// them score alike, and an evaluation of pieces widened to pairs (its
+/// pairs' rows zero) scores every position as before, float and integer.
+fn widened_scores_as_before<P: Board>(seed: u64) {
+    let pieces = model_for::<P>(seed, Inputs::Pieces);
+    let widened = LearnedEval::new(pieces.float.clone().with_pairs(cells_of::<P>()));
+    assert_eq!(widened.float.shape.inputs, Inputs::Pairs);
+    let mut rng = rng_stream(seed, "learned-widen", 0);
+    for pos in playout_positions::<P>(10, &mut rng) {
+        let (p, stm) = (planes(&pos), pos.side_to_move());
+        assert_eq!(widened.float.logit(&p, stm), pieces.float.logit(&p, stm));
+        assert_eq!(widened.score(&pos), pieces.score(&pos));
+    }
+}
+
+#[test]
+fn a_widened_evaluation_scores_as_before() {
+    widened_scores_as_before::<Position>(13);
+    widened_scores_as_before::<italian::Position>(14);
+    widened_scores_as_before::<dameo::Position>(15);
 }
 
 /// Positions labelled by the hand-written evaluation's expected score: a
@@ -149,19 +198,31 @@ fn labelled<P: Board + Baseline>(games: usize, seed: u64) -> Vec<Example> {
 fn training_lowers_the_held_out_loss() {
     let (train, held_out) = split(labelled::<Position>(150, 7), 0.2, 7);
     assert!(held_out.len() > 500, "{} held-out positions", held_out.len());
+    for inputs in [Inputs::Pieces, Inputs::Pairs] {
+        trains_with(inputs, &train, &held_out);
+    }
+}
+
+/// Training an evaluation of `inputs` halves its held-out loss, and its
+/// integer model keeps within the tolerance.
+fn trains_with(inputs: Inputs, train: &[Example], held_out: &[Example]) {
     let settings = LearnEvalConfig {
         hidden: 32,
         hidden2: 8,
+        inputs,
         epochs: 6,
         batch_size: 128,
         ..LearnEvalConfig::default()
     };
     let mut rng = rng_stream(7, "learned-fit", 0);
-    let mut float = FloatEval::new(settings.shape(), &mut rng);
-    let report = fit(&mut float, &train, &held_out, &settings, &mut rng, |_, _| {});
+    let mut float = FloatEval::new(settings.shape(), cells_of::<Position>(), &mut rng);
+    let report = fit(&mut float, train, held_out, &settings, &mut rng, |_, _| {});
     let (before, after) = (report.held_out_loss[0], *report.held_out_loss.last().unwrap());
-    assert!(after < 0.5 * before, "held-out loss {before} -> {after}");
-    assert_eq!(loss(&float, &held_out), after);
+    assert!(
+        after < 0.5 * before,
+        "{inputs:?}: held-out loss {before} -> {after}"
+    );
+    assert_eq!(loss(&float, held_out), after);
     // The integer model of the trained network keeps its accuracy.
     let quant = LearnedEval::new(float);
     let mut acc = quant.quant.new_accumulator();
@@ -172,8 +233,11 @@ fn training_lowers_the_held_out_loss() {
             (quant.quant.logit(&acc, e.stm) - quant.float.logit(&e.planes, e.stm)).abs()
         })
         .fold(0f32, f32::max);
-    assert!(worst <= QUANT_TOLERANCE, "trained model: integer off by {worst}");
-    eprintln!("trained model: integer off by at most {worst} logits");
+    assert!(
+        worst <= quant_tolerance(inputs),
+        "{inputs:?}: trained model: integer off by {worst}"
+    );
+    eprintln!("{inputs:?}: held-out loss {before} -> {after}, integer off by at most {worst} logits");
 }
 
 #[test]
@@ -200,6 +264,30 @@ fn damaged_or_foreign_files_are_one_line_errors() {
     let e = file.check_game(GameKind::Damone.id()).unwrap_err();
     assert!(e.contains("italian") && e.contains("damone"), "{e}");
     assert!(file.check_game(GameKind::Italian.id()).is_ok());
+}
+
+/// An evaluation of pairs is written as version 2 with its inputs and
+/// cells, and reads back whole; one of pieces alone stays version 1.
+#[test]
+fn files_of_either_inputs_read_back() {
+    let version = |b: &[u8]| u32::from_le_bytes(b[8..12].try_into().unwrap());
+    let pieces = EvalFile {
+        game: GameKind::Dameo.id(),
+        float: model_for::<dameo::Position>(16, Inputs::Pieces).float,
+        note: "pieces".into(),
+    };
+    assert_eq!(version(&pieces.to_bytes()), 1);
+    let pairs = EvalFile {
+        game: GameKind::Dameo.id(),
+        float: model_for::<dameo::Position>(16, Inputs::Pairs).float,
+        note: "pairs".into(),
+    };
+    let bytes = pairs.to_bytes();
+    assert_eq!(version(&bytes), damone::learned::EVAL_FILE_VERSION);
+    let back = EvalFile::from_bytes(&bytes).unwrap();
+    assert_eq!(back, pairs);
+    assert_eq!(back.float.cells, cells_of::<dameo::Position>());
+    assert_eq!(back.float.w1.len(), Inputs::Pairs.count() * 48);
 }
 
 fn plays_whole_games<P: Board + Baseline>(seed: u64) {
@@ -325,7 +413,10 @@ fn a_run_makes_a_learned_evaluation_that_players_use() {
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = run(&["info", player.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("learned evaluation for alpha-beta: 64 x 8"), "{out}");
+    assert!(
+        out.contains("learned evaluation for alpha-beta: 64x8 hidden"),
+        "{out}"
+    );
     let spec = format!("alphabeta:eval={},depth=2", player.display());
     let (code, _, err) = run(&["match", &spec, "random", "--games", "2", "--quiet"]);
     assert_eq!(code, 0, "{err}");

@@ -2,11 +2,13 @@
 //! evaluations per second inside a search's walk (an accumulator made from
 //! its parent's, then scored) on one core, and alpha-beta's nodes per
 //! second with it beside the hand-written evaluation's, from the same
-//! positions, in each game.
+//! positions, in each game: of a given evaluation, or of random ones of
+//! the default shape reading pieces and pairs.
 
 use super::bench_positions;
 use crate::arena::{AlphaBeta, Baseline, LeafEval, Limits};
 use crate::game::{DrawRules, Game, GameId, GameKind};
+use crate::learned::features::{cells_of, Inputs};
 use crate::learned::{AccumulatorStack, FloatEval, LearnedEval, Shape};
 use crate::net::Board;
 use crate::util::rng_stream;
@@ -19,6 +21,8 @@ use std::time::Instant;
 pub struct LearnedFigure {
     /// The game.
     pub game: GameId,
+    /// The evaluation's sizes and inputs.
+    pub shape: Shape,
     /// Evaluations per second in a walk of random playouts, one core
     /// (each an accumulator updated from its parent's, then scored).
     pub evals_per_second: f64,
@@ -28,16 +32,22 @@ pub struct LearnedFigure {
     pub learned_nodes_per_second: f64,
 }
 
-/// The learned evaluation a bench measures: `eval`'s when given (for its
-/// game), else a network of the default shape with random weights (speed
-/// does not depend on the weights' values).
-fn eval_for(eval: Option<&LearnedEval>, seed: u64) -> LearnedEval {
+/// The learned evaluations a bench measures: `eval` when given (for its
+/// game), else networks of the default shape with random weights reading
+/// pieces and pairs (speed does not depend on the weights' values).
+fn evals_for<P: Board>(eval: Option<&LearnedEval>, seed: u64) -> Vec<LearnedEval> {
     match eval {
-        Some(e) => e.clone(),
-        None => LearnedEval::new(FloatEval::new(
-            Shape::default(),
-            &mut rng_stream(seed, "bench-learned", 0),
-        )),
+        Some(e) => vec![e.clone()],
+        None => [Inputs::Pieces, Inputs::Pairs]
+            .map(|inputs| {
+                let shape = Shape {
+                    inputs,
+                    ..Shape::default()
+                };
+                let rng = &mut rng_stream(seed, "bench-learned", 0);
+                LearnedEval::new(FloatEval::new(shape, cells_of::<P>(), rng))
+            })
+            .to_vec(),
     }
 }
 
@@ -97,22 +107,28 @@ fn search_speed<P: Baseline, E: LeafEval<P>>(positions: &[P], eval: Arc<E>, node
     searched as f64 / seconds
 }
 
-fn game_figure<P: Board + Baseline>(
+fn game_figures<P: Board + Baseline>(
     eval: Option<&LearnedEval>,
     seconds: f64,
     nodes: u64,
-) -> Result<LearnedFigure, String> {
-    let eval = Arc::new(eval_for(eval, 1));
+    report: &mut dyn FnMut(&LearnedFigure),
+) -> Result<(), String> {
     let positions: Vec<P> = bench_positions::<P>()?
         .into_iter()
         .map(|(pos, _, _)| pos)
         .collect();
-    Ok(LearnedFigure {
-        game: P::ID,
-        evals_per_second: walk_speed::<P>(&eval, seconds),
-        hand_nodes_per_second: search_speed(&positions, Arc::new(crate::arena::HandWritten), nodes),
-        learned_nodes_per_second: search_speed(&positions, eval, nodes),
-    })
+    let hand_nodes_per_second = search_speed(&positions, Arc::new(crate::arena::HandWritten), nodes);
+    for eval in evals_for::<P>(eval, 1) {
+        let eval = Arc::new(eval);
+        report(&LearnedFigure {
+            game: P::ID,
+            shape: eval.float.shape,
+            evals_per_second: walk_speed::<P>(&eval, seconds),
+            hand_nodes_per_second,
+            learned_nodes_per_second: search_speed(&positions, eval, nodes),
+        });
+    }
+    Ok(())
 }
 
 /// The figures of each game in `games` (`eval` for the games it is of),
@@ -127,8 +143,7 @@ pub fn learned_suite(
 ) -> Result<(), String> {
     for &game in games {
         let own = eval.filter(|(g, _)| *g == game).map(|(_, e)| e);
-        let figure = crate::with_game!(game, P => game_figure::<P>(own, seconds, nodes)?);
-        report(&figure);
+        crate::with_game!(game, P => game_figures::<P>(own, seconds, nodes, report)?);
     }
     Ok(())
 }

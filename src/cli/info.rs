@@ -141,8 +141,9 @@ fn print_player(p: &std::path::Path) -> Result<()> {
     };
     match learned {
         Some(f) => println!(
-            "learned evaluation for alpha-beta: {} x {} units, {}",
-            f.float.shape.hidden, f.float.shape.hidden2, f.note
+            "learned evaluation for alpha-beta: {}, {}",
+            f.float.shape.describe(),
+            f.note
         ),
         None => println!("learned evaluation for alpha-beta: none (damone learn-eval makes one)"),
     }

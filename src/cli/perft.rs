@@ -310,8 +310,9 @@ fn bench_learned(a: &BenchArgs) -> Result<()> {
     let eval = loaded.as_ref().map(|(g, e)| (*g, e));
     damone::bench::learned::learned_suite(&games, eval, a.seconds, a.nodes, &mut |f| {
         println!(
-            "learned {}: {:.0} evaluations/s (one core, incremental); alphabeta nodes/s hand-written {:.0}, learned {:.0} ({:.2}x)",
+            "learned {} ({}): {:.0} evaluations/s (one core, incremental); alphabeta nodes/s hand-written {:.0}, learned {:.0} ({:.2}x)",
             f.game,
+            f.shape.describe(),
             f.evals_per_second,
             f.hand_nodes_per_second,
             f.learned_nodes_per_second,

@@ -1,23 +1,27 @@
-//! The learned evaluation's file (`learned_eval.bin`), version 1,
+//! The learned evaluation's file (`learned_eval.bin`), versions 1 and 2,
 //! little-endian, written with the binary reader and writer (`util::bin`):
 //!
 //! `b"DMNLEVAL"`, `u32` version, the game's name (`u16` length and
-//! UTF-8), `u32` hidden and `u32` hidden2 sizes, the float weights
+//! UTF-8), `u32` hidden and `u32` hidden2 sizes, in version 2 the inputs
+//! (`u8`: 0 pieces, 1 pairs) and the game's cells (`u64`), the float weights
 //! (`w1`, `b1`, `w2`, `b2`, `w3` as `f32` in the order
 //! [`FloatEval`] holds them, then `b3`), a `u16`-length note saying
 //! where it was trained from, then a CRC-32 of every byte before it.
 //!
 //! The float weights are stored and the integer model is made from them
-//! on load, so the file does not change when the quantisation does.
+//! on load, so the file does not change when the quantisation does. An
+//! evaluation of pieces alone is written as version 1 (the inputs every
+//! version-1 file reads), so that builds before version 2 read it.
 
-use super::features::FEATURES;
+use super::features::Inputs;
 use super::model::{FloatEval, Shape};
 use crate::game::GameId;
 use crate::util::bin::{BinError, Reader, Writer};
 
 const MAGIC: &[u8; 8] = b"DMNLEVAL";
-/// Version of the learned evaluation's file format.
-pub const EVAL_FILE_VERSION: u32 = 1;
+/// Version of the learned evaluation's file format (an evaluation of
+/// pieces alone is written as version 1).
+pub const EVAL_FILE_VERSION: u32 = 2;
 /// The file's name inside a checkpoint folder.
 pub const EVAL_FILE_NAME: &str = "learned_eval.bin";
 const WHAT: &str = "learned evaluation file";
@@ -38,10 +42,15 @@ impl EvalFile {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let f = &self.float;
-        let mut w = Writer::header(MAGIC, EVAL_FILE_VERSION);
+        let pairs = f.shape.inputs == Inputs::Pairs;
+        let mut w = Writer::header(MAGIC, if pairs { EVAL_FILE_VERSION } else { 1 });
         w.str16(self.game.name());
         w.u32(f.shape.hidden as u32);
         w.u32(f.shape.hidden2 as u32);
+        if pairs {
+            w.u8(1);
+            w.u64(f.cells);
+        }
         for v in f.w1.iter().chain(&f.b1).chain(&f.w2).chain(&f.b2).chain(&f.w3) {
             w.f32(*v);
         }
@@ -54,7 +63,7 @@ impl EvalFile {
     /// error.
     pub fn from_bytes(bytes: &[u8]) -> Result<EvalFile, BinError> {
         let mut r = Reader::new(bytes, WHAT);
-        r.header(MAGIC, &[EVAL_FILE_VERSION])?;
+        let version = r.header(MAGIC, &[1, EVAL_FILE_VERSION])?;
         if bytes.len() < 16 {
             return Err(r.invalid("too short"));
         }
@@ -65,14 +74,24 @@ impl EvalFile {
         }
         let game_name = r.str16()?;
         let game = GameId::named(game_name).map_err(|e| r.invalid(e))?;
+        let (hidden, hidden2) = (r.u32()? as usize, r.u32()? as usize);
+        let (inputs, cells) = match version {
+            1 => (Inputs::Pieces, u64::MAX),
+            _ => match r.u8()? {
+                0 => (Inputs::Pieces, r.u64()?),
+                1 => (Inputs::Pairs, r.u64()?),
+                n => return Err(r.invalid(format!("inputs {n} (0 pieces, 1 pairs)"))),
+            },
+        };
         let shape = Shape {
-            hidden: r.u32()? as usize,
-            hidden2: r.u32()? as usize,
+            hidden,
+            hidden2,
+            inputs,
         };
         shape.validate().map_err(|e| r.invalid(e))?;
         let (h, l) = (shape.hidden, shape.hidden2);
         let mut floats = |n: usize| (0..n).map(|_| r.f32()).collect::<Result<Vec<f32>, _>>();
-        let w1 = floats(FEATURES * h)?;
+        let w1 = floats(inputs.count() * h)?;
         let b1 = floats(h)?;
         let w2 = floats(l * 2 * h)?;
         let b2 = floats(l)?;
@@ -81,6 +100,7 @@ impl EvalFile {
         let note = r.str16()?.to_string();
         let float = FloatEval {
             shape,
+            cells,
             w1,
             b1,
             w2,

@@ -10,10 +10,10 @@
 //! The integer model keeps the accumulator in `i16` (1.0 = [`QA`]) and
 //! the second layer's weights in `i16` (1.0 = [`QB`]), with `i32` sums;
 //! the small last layer stays in floats. The float weights are clipped in
-//! training ([`W1_LIMIT`], [`W2_LIMIT`]) so that no integer sum can
-//! overflow.
+//! training ([`W1_LIMIT`], [`PAIR_LIMIT`], [`W2_LIMIT`]) so that no
+//! integer sum can overflow.
 
-use super::features::{for_each_active, Planes, FEATURES};
+use super::features::{InputSet, Inputs, Planes, FEATURES};
 use crate::game::Color;
 use crate::util::Rng;
 use rand_distr::{Distribution, Normal};
@@ -25,6 +25,10 @@ pub const QB: i32 = 512;
 /// First-layer weights and biases are kept within +-`W1_LIMIT`: 63
 /// pieces of `W1_LIMIT x QA` and the bias stay inside `i16`.
 pub const W1_LIMIT: f32 = 2.0;
+/// The pairs' first-layer weights ([`Inputs::Pairs`]) are kept within
+/// +-`PAIR_LIMIT`: 40 pieces of [`W1_LIMIT`], the bias and the 210 pairs
+/// of a full 8x8 board stay inside `i16` (31,620 at most).
+pub const PAIR_LIMIT: f32 = 0.2;
 /// Second-layer weights are kept within +-`W2_LIMIT` (2,048 at `QB`:
 /// 2,048 products of an activation and a weight stay inside `i32`).
 pub const W2_LIMIT: f32 = 4.0;
@@ -44,13 +48,15 @@ pub fn expected_score_of(score: i32) -> f32 {
     sigmoid(score as f32 / EVAL_SCALE)
 }
 
-/// The sizes of the hidden layers.
+/// The inputs and the sizes of the hidden layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shape {
     /// Units of each view's accumulator.
     pub hidden: usize,
     /// Units of the second layer.
     pub hidden2: usize,
+    /// The inputs it reads.
+    pub inputs: Inputs,
 }
 
 impl Default for Shape {
@@ -58,6 +64,7 @@ impl Default for Shape {
         Shape {
             hidden: 64,
             hidden2: 8,
+            inputs: Inputs::Pieces,
         }
     }
 }
@@ -78,15 +85,27 @@ impl Shape {
         }
         Ok(())
     }
+
+    /// Its sizes and inputs in words: "64x8 hidden", with ", pairs" when
+    /// it reads piece pairs.
+    pub fn describe(&self) -> String {
+        match self.inputs {
+            Inputs::Pieces => format!("{}x{} hidden", self.hidden, self.hidden2),
+            Inputs::Pairs => format!("{}x{} hidden, pairs", self.hidden, self.hidden2),
+        }
+    }
 }
 
 /// The float network: trained by [`super::train`], quantised into
 /// [`QuantEval`] for the search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatEval {
-    /// Its layer sizes.
+    /// Its inputs and layer sizes.
     pub shape: Shape,
-    /// `[FEATURES][hidden]`, row per feature.
+    /// The game's cells of the 8x8 grid, which pairs are read on
+    /// ([`InputSet::cells`]; all of them for pieces alone).
+    pub cells: u64,
+    /// `[inputs][hidden]`, row per input ([`Inputs::count`]).
     pub w1: Vec<f32>,
     /// `[hidden]`: the first layer's biases.
     pub b1: Vec<f32>,
@@ -117,16 +136,26 @@ fn clip01(x: f32) -> f32 {
 }
 
 impl FloatEval {
-    /// A new network with random weights from `rng`.
-    pub fn new(shape: Shape, rng: &mut Rng) -> FloatEval {
+    /// A new network with random weights from `rng` for a game of the
+    /// cells `cells`. The pieces' rows are random, the pairs' zero (so that
+    /// a seed gives the same start with either inputs).
+    pub fn new(shape: Shape, cells: u64, rng: &mut Rng) -> FloatEval {
         let (h, l) = (shape.hidden, shape.hidden2);
         let mut normal = |n: usize, std: f32| -> Vec<f32> {
             let d = Normal::new(0.0, std).expect("a positive deviation");
             (0..n).map(|_| d.sample(rng)).collect()
         };
+        let mut w1 = normal(FEATURES * h, 0.5 / 20f32.sqrt());
+        w1.resize(shape.inputs.count() * h, 0.0);
         FloatEval {
             shape,
-            w1: normal(FEATURES * h, 0.5 / 20f32.sqrt()),
+            // Pieces alone read no cells: all of them, as files of version 1 say.
+            cells: if shape.inputs == Inputs::Pairs {
+                cells
+            } else {
+                u64::MAX
+            },
+            w1,
             b1: vec![0.25; h],
             w2: normal(l * 2 * h, 1.0 / (2.0 * h as f32).sqrt()),
             b2: vec![0.25; l],
@@ -135,11 +164,28 @@ impl FloatEval {
         }
     }
 
+    /// The inputs it reads, on its game's cells.
+    pub fn input_set(&self) -> InputSet {
+        InputSet::new(self.shape.inputs, self.cells)
+    }
+
+    /// The same evaluation reading pairs too, on the cells `cells`: an
+    /// evaluation of pieces alone gets the pairs' rows at zero, so it
+    /// scores every position as before; one of pairs is returned as it is.
+    pub fn with_pairs(mut self, cells: u64) -> FloatEval {
+        if self.shape.inputs == Inputs::Pieces {
+            self.shape.inputs = Inputs::Pairs;
+            self.w1.resize(Inputs::Pairs.count() * self.shape.hidden, 0.0);
+            self.cells = cells;
+        }
+        self
+    }
+
     /// The first layer's sums for `view`.
     fn accumulate(&self, planes: &Planes, view: Color, out: &mut [f32]) {
         let h = self.shape.hidden;
         out.copy_from_slice(&self.b1);
-        for_each_active(planes, view, |f| {
+        self.input_set().for_each_active(planes, view, |f| {
             for (o, w) in out.iter_mut().zip(&self.w1[f * h..(f + 1) * h]) {
                 *o += w;
             }
@@ -171,8 +217,12 @@ impl FloatEval {
 
     /// Keep the weights within the integer model's ranges.
     pub fn clip_weights(&mut self) {
-        for w in self.w1.iter_mut().chain(self.b1.iter_mut()) {
+        let pieces = FEATURES * self.shape.hidden;
+        for w in self.w1[..pieces].iter_mut().chain(self.b1.iter_mut()) {
             *w = w.clamp(-W1_LIMIT, W1_LIMIT);
+        }
+        for w in self.w1[pieces..].iter_mut() {
+            *w = w.clamp(-PAIR_LIMIT, PAIR_LIMIT);
         }
         for w in self.w2.iter_mut() {
             *w = w.clamp(-W2_LIMIT, W2_LIMIT);
@@ -183,9 +233,11 @@ impl FloatEval {
 /// The integer network the search evaluates with.
 #[derive(Clone, Debug)]
 pub struct QuantEval {
-    /// Its layer sizes.
+    /// Its inputs and layer sizes.
     pub shape: Shape,
-    /// `[FEATURES][hidden]` at [`QA`].
+    /// The inputs it reads, on its game's cells.
+    inputs: InputSet,
+    /// `[inputs][hidden]` at [`QA`].
     w1: Vec<i16>,
     b1: Vec<i16>,
     /// `[hidden2][2 x hidden]` at [`QB`].
@@ -210,9 +262,17 @@ impl QuantEval {
     /// The integer model of `float` (weights rounded to their units).
     pub fn from_float(float: &FloatEval) -> QuantEval {
         let q = |w: f32, unit: i32, limit: f32| (w.clamp(-limit, limit) * unit as f32).round() as i16;
+        let pieces = FEATURES * float.shape.hidden;
+        let limit = |i: usize| if i < pieces { W1_LIMIT } else { PAIR_LIMIT };
         QuantEval {
             shape: float.shape,
-            w1: float.w1.iter().map(|&w| q(w, QA, W1_LIMIT)).collect(),
+            inputs: float.input_set(),
+            w1: float
+                .w1
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| q(w, QA, limit(i)))
+                .collect(),
             b1: float.b1.iter().map(|&w| q(w, QA, W1_LIMIT)).collect(),
             w2: float.w2.iter().map(|&w| q(w, QB, W2_LIMIT)).collect(),
             b2: float
@@ -240,19 +300,19 @@ impl QuantEval {
         for view in [Color::White, Color::Black] {
             let sums = &mut acc.sums[view.index() * h..(view.index() + 1) * h];
             sums.copy_from_slice(&self.b1);
-            for_each_active(planes, view, |f| add_row(sums, &self.w1[f * h..(f + 1) * h]));
+            self.inputs
+                .for_each_active(planes, view, |f| add_row(sums, &self.w1[f * h..(f + 1) * h]));
         }
     }
 
     /// The accumulator of `planes` from its parent's: a row added or
-    /// taken away per piece that differs, for each view.
+    /// taken away per input that differs, for each view.
     pub fn update(&self, parent: &Accumulator, planes: &Planes, out: &mut Accumulator) {
         let h = self.shape.hidden;
         out.sums.copy_from_slice(&parent.sums);
         out.planes = *planes;
-        super::features::for_each_change(&parent.planes, planes, |piece, kind, cell, added| {
-            for view in [Color::White, Color::Black] {
-                let f = super::features::feature(view, piece, kind, cell);
+        self.inputs
+            .for_each_change(&parent.planes, planes, |view, f, added| {
                 let row = &self.w1[f * h..(f + 1) * h];
                 let sums = &mut out.sums[view.index() * h..(view.index() + 1) * h];
                 if added {
@@ -260,8 +320,7 @@ impl QuantEval {
                 } else {
                     sub_row(sums, row);
                 }
-            }
-        });
+            });
     }
 
     /// The output logit of an accumulator with `stm` to move.

@@ -4,7 +4,7 @@
 //! squared error of the expected score (`sigmoid(logit)` against the
 //! label, a win 1, a draw 1/2).
 
-use super::features::{for_each_active, Planes, FEATURES};
+use super::features::{Inputs, Planes};
 use super::model::{sigmoid, FloatEval, Shape};
 use crate::data::Sample;
 use crate::game::{Board, Color, Symmetry};
@@ -178,6 +178,9 @@ pub struct LearnEvalConfig {
     pub hidden: usize,
     /// Units of the second layer.
     pub hidden2: usize,
+    /// The inputs: pieces (one per piece and cell) | pairs (and one per
+    /// neighbouring pair of cells and what stands on them).
+    pub inputs: Inputs,
     /// Passes over the positions.
     pub epochs: usize,
     /// Positions per Adam step.
@@ -208,6 +211,7 @@ impl Default for LearnEvalConfig {
             interval: 0,
             hidden: Shape::default().hidden,
             hidden2: Shape::default().hidden2,
+            inputs: Shape::default().inputs,
             epochs: 12,
             batch_size: 512,
             lr: 0.002,
@@ -252,6 +256,7 @@ impl LearnEvalConfig {
         Shape {
             hidden: self.hidden,
             hidden2: self.hidden2,
+            inputs: self.inputs,
         }
     }
 }
@@ -308,7 +313,7 @@ struct Grads {
 impl Grads {
     fn zeros(s: Shape) -> Grads {
         Grads {
-            w1: vec![0.0; FEATURES * s.hidden],
+            w1: vec![0.0; s.inputs.count() * s.hidden],
             b1: vec![0.0; s.hidden],
             w2: vec![0.0; s.hidden2 * 2 * s.hidden],
             b2: vec![0.0; s.hidden2],
@@ -369,7 +374,7 @@ impl Grads {
             .collect();
         for (view, part) in [(e.stm, &dz1[..h]), (e.stm.opposite(), &dz1[h..])] {
             self.b1.iter_mut().zip(part).for_each(|(g, d)| *g += d);
-            for_each_active(&e.planes, view, |f| {
+            m.input_set().for_each_active(&e.planes, view, |f| {
                 self.w1[f * h..(f + 1) * h]
                     .iter_mut()
                     .zip(part)

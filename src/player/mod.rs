@@ -523,7 +523,9 @@ mod tests {
             crate::learned::Shape {
                 hidden: 8,
                 hidden2: 4,
+                ..Default::default()
             },
+            u64::MAX,
             &mut rng_stream(1, "t", 0),
         );
         let eval = EvalFile {

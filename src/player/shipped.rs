@@ -190,9 +190,7 @@ impl ShippedPlayer {
     /// learned evaluation, the network's blocks and channels).
     fn shape(&self) -> String {
         match self.kind {
-            ShippedKind::Eval => self
-                .eval()
-                .map(|e| format!("{}x{} hidden", e.float.shape.hidden, e.float.shape.hidden2)),
+            ShippedKind::Eval => self.eval().map(|e| e.float.shape.describe()),
             // The header alone: no network is built to print its shape.
             ShippedKind::Net => super::decode_player(self.bytes(), &self.file)
                 .map(|(h, _)| format!("{} blocks of {} channels", h.model.blocks, h.model.channels))

@@ -127,7 +127,7 @@ pub fn train_on_window<P: RunGame>(
     examples.extend(train::network_examples(&walks, &walk_values));
     let (train_set, held_out) = train::split(examples, cfg.held_out, seed);
     let mut rng = rng_stream(seed, "learned-eval", 0);
-    let mut model = FloatEval::new(cfg.shape(), &mut rng);
+    let mut model = FloatEval::new(cfg.shape(), crate::learned::features::cells_of::<P>(), &mut rng);
     let started = Instant::now();
     let report = train::fit(&mut model, &train_set, &held_out, cfg, &mut rng, |e, l| {
         progress(LearnEvalProgress::Epoch(e, l))

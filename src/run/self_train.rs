@@ -32,6 +32,7 @@ use crate::arena::alphabeta::{AlphaBeta, Baseline, Limits, Score};
 use crate::arena::tournament::{opening_game, MatchSettings};
 use crate::game::{Board, Color, DrawRules, Game, GameId, GamePosition, Outcome};
 use crate::learned::examples::{examples_from_bytes, examples_to_bytes};
+use crate::learned::features::{cells_of, Inputs};
 use crate::learned::{
     expected_score_of, train, EvalFile, Example, FloatEval, LearnEvalConfig, LearnedEval, Shape,
 };
@@ -89,6 +90,9 @@ pub struct SelfTrainConfig {
     pub hidden: usize,
     /// Units of the second layer of a new evaluation.
     pub hidden2: usize,
+    /// The inputs the evaluation reads: pieces | pairs (a start of pieces
+    /// alone is widened, its pairs' weights zero).
+    pub inputs: Inputs,
 }
 
 impl Default for SelfTrainConfig {
@@ -108,6 +112,7 @@ impl Default for SelfTrainConfig {
             held_out: 0.05,
             hidden: Shape::default().hidden,
             hidden2: Shape::default().hidden2,
+            inputs: Shape::default().inputs,
         }
     }
 }
@@ -140,11 +145,21 @@ impl SelfTrainConfig {
         Ok(cfg)
     }
 
+    /// `eval` reading the settings' inputs: widened to pairs when they
+    /// say pairs (a start that reads more keeps them).
+    fn widened<P: Board>(&self, eval: FloatEval) -> FloatEval {
+        match self.inputs {
+            Inputs::Pairs => eval.with_pairs(cells_of::<P>()),
+            Inputs::Pieces => eval,
+        }
+    }
+
     /// The training settings of a round, as the learned evaluation's trainer reads them.
     fn fit_settings(&self) -> LearnEvalConfig {
         LearnEvalConfig {
             hidden: self.hidden,
             hidden2: self.hidden2,
+            inputs: self.inputs,
             epochs: self.epochs,
             batch_size: self.batch_size,
             lr: self.lr,
@@ -486,14 +501,16 @@ impl<P: Baseline + Board> SelfTrainer<P> {
         }
         let variant = cfg.variant_of::<P>()?;
         let start = match start {
-            Some(file) => {
+            Some(mut file) => {
                 file.check_game(P::ID)?;
+                file.float = cfg.settings.widened::<P>(file.float);
                 file
             }
             None => EvalFile {
                 game: P::ID,
                 float: FloatEval::new(
                     cfg.settings.fit_settings().shape(),
+                    cells_of::<P>(),
                     &mut rng_stream(cfg.seed, "self-train-init", 0),
                 ),
                 note: "new random weights".into(),
@@ -542,12 +559,13 @@ impl<P: Baseline + Board> SelfTrainer<P> {
             .collect::<Result<Vec<_>, _>>()?;
         let mut rows: Vec<RoundRow> = read_rows(&dir.join(SELF_TRAIN_LOG)).map_err(|e| e.to_string())?;
         rows.retain(|r| r.round <= round);
+        let eval = cfg.settings.widened::<P>(file.float);
         Ok(SelfTrainer {
             dir: dir.to_path_buf(),
             folder: cfg,
             variant,
             round,
-            eval: file.float,
+            eval,
             window,
             rows,
         })
@@ -740,7 +758,7 @@ mod tests {
     }
 
     fn random_eval(seed: u64) -> Arc<LearnedEval> {
-        let float = FloatEval::new(Shape::default(), &mut rng_stream(seed, "test-eval", 0));
+        let float = FloatEval::new(Shape::default(), u64::MAX, &mut rng_stream(seed, "test-eval", 0));
         Arc::new(LearnedEval::new(float))
     }
 
