@@ -8,6 +8,8 @@
 #      self-play (scripts/selfplay_figures.py) as NEW / OLD.
 # Usage: scripts/compare_builds.sh OLD_BINARY NEW_BINARY [OUT_DIR]
 # Run it alone on the machine; write `lscpu`'s model beside its figures.
+# Both binaries read this checkout's configs: an older build refuses a key
+# added after it, so to compare with one, run the script from its checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: scripts/compare_builds.sh OLD_BINARY NEW_BINARY [OUT_DIR]}
