@@ -136,6 +136,96 @@ fn draughts_inputs_and_auxiliary_heads_train() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Expert games (`[expert]`, the shipped Damone evaluation as the
+/// expert): their samples join each iteration's, the steps count them, and
+/// a run resumed part-way gives the same weights as one sitting.
+#[test]
+fn expert_games_join_the_window_and_resume_exactly() {
+    let one = tmpdir("expert-one");
+    let two = tmpdir("expert-two");
+    let expert = [
+        "--set",
+        "expert.games_per_iteration=3",
+        "--set",
+        "expert.eval=players/damone.eval",
+        "--set",
+        "expert.nodes=200",
+        // The schedules follow steps, not the planned iterations, which
+        // differ between the sittings.
+        "--set",
+        "train.schedule_span=0",
+    ];
+    let with = |extra: &[&'static str]| [&expert[..], extra].concat();
+    let (code, err) = train(&one, &with(&["--set", "iterations=3"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train(&two, &with(&["--set", "iterations=2"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train(&two, &["--resume", "--set", "iterations=3"]);
+    assert_eq!(code, 0, "{err}");
+    let m = metrics(&one);
+    assert_eq!(m.len(), 3);
+    for r in &m {
+        assert_eq!(r.expert_games, 3, "{r:?}");
+        // Three games of a few dozen searched plies each.
+        assert!(r.expert_samples > 30, "{r:?}");
+    }
+    assert_eq!(m, metrics(&two));
+    let fa = std::fs::read(one.join("tiny/iter_0003/model.bpk")).unwrap();
+    let fb = std::fs::read(two.join("tiny/iter_0003/model.bpk")).unwrap();
+    assert!(fa == fb, "the resumed run's weights differ from one sitting's");
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&two);
+}
+
+/// The run's own expert (`expert.eval = "self-train"`): the run
+/// self-trains before its first iteration, that evaluation plays the
+/// expert's games and is the run's learned evaluation at the end; resumed
+/// from its second checkpoint, the run gives one sitting's weights.
+#[test]
+fn an_expert_of_its_own_is_trained_first_and_kept_on_resume() {
+    let dir = tmpdir("own-expert");
+    let sets = [
+        "--set",
+        "expert.games_per_iteration=2",
+        "--set",
+        "expert.eval=self-train",
+        "--set",
+        "expert.nodes=200",
+        "--set",
+        "self_train.minutes_in_run=0.02",
+        "--set",
+        "self_train.games=4",
+        "--set",
+        "self_train.nodes=200",
+        "--set",
+        "train.schedule_span=0",
+        "--set",
+        "iterations=3",
+    ];
+    let (code, err) = train(&dir, &sets);
+    assert_eq!(code, 0, "{err}");
+    let run = dir.join("tiny");
+    let rows = std::fs::read_to_string(run.join("self-train/self-train.csv")).unwrap();
+    assert!(rows.lines().count() >= 2, "no self-training round: {rows}");
+    assert!(metrics(&dir).iter().all(|m| m.expert_games == 2));
+    // The run's learned evaluation is its expert, the folder's newest round.
+    let newest = std::fs::read_dir(run.join("self-train"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok())
+        .filter(|n| n.starts_with("round_") && n.ends_with(".bin"))
+        .max()
+        .unwrap();
+    let handed_on = std::fs::read(run.join("iter_0003/learned_eval.bin")).unwrap();
+    assert!(handed_on == std::fs::read(run.join("self-train").join(&newest)).unwrap());
+    let one_sitting = std::fs::read(run.join("iter_0003/model.bpk")).unwrap();
+    std::fs::remove_dir_all(run.join("iter_0003")).unwrap();
+    let (code, err) = train(&dir, &["--resume", "--set", "iterations=3"]);
+    assert_eq!(code, 0, "{err}");
+    let resumed = std::fs::read(run.join("iter_0003/model.bpk")).unwrap();
+    assert!(resumed == one_sitting, "the resumed run's weights differ from one sitting's");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn kill_then_resume_loses_at_most_one_iteration() {
     let dir = tmpdir("kill");
@@ -336,6 +426,27 @@ fn bad_configs_and_checkpoints_get_clear_errors() {
             "train.plies_left_weight",
         ),
         (vec!["--set", "train.reply_weight=1"], "model.reply_head"),
+        (vec!["--set", "expert.games_per_iteration=2"], "expert.eval"),
+        (
+            vec![
+                "--set",
+                "expert.games_per_iteration=2",
+                "--set",
+                "expert.eval=self-train",
+                "--set",
+                "self_train.minutes_in_run=0",
+            ],
+            "self_train.minutes_in_run",
+        ),
+        (
+            vec![
+                "--set",
+                "expert.games_per_iteration=2",
+                "--set",
+                "expert.eval=players/italian.eval",
+            ],
+            "expert.eval",
+        ),
         (vec!["--resume"], "no checkpoint"),
     ] {
         let (code, err) = train(&dir, &sets);

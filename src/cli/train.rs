@@ -81,6 +81,7 @@ fn train<P: RunGame>(a: &TrainArgs, start: Start) -> Result<()> {
             bar.finish_and_clear();
             let what = match phase {
                 Phase::SelfPlay => "self-play",
+                Phase::Expert => "expert games",
                 Phase::Training => "training",
                 Phase::Evaluation => "evaluation",
                 Phase::LearnedEval => "learned evaluation",
@@ -208,8 +209,13 @@ fn iteration_line(m: &Metrics, evals: &[EvalRow], iterations: u32, minutes: f64)
             (minutes - m.wall_s / 60.0).max(0.0)
         ));
     }
+    let expert = if m.expert_games > 0 {
+        format!(" + {} expert games, {} samples", m.expert_games, m.expert_samples)
+    } else {
+        String::new()
+    };
     format!(
-        "iter {at}: {} games, {} samples, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
+        "iter {at}: {} games, {} samples{expert}, {} steps, loss p {:.3} v {:.3}, {:.0} pos/s, batch {:.1} (min {}), {:.0}s {}",
         m.games,
         m.samples,
         m.steps,

@@ -142,6 +142,9 @@ pub struct RunConfig {
     pub learned_eval: super::learned_eval::LearnEvalConfig,
     /// The learned evaluation's self-training after the run's end.
     pub self_train: super::self_train::SelfTrainConfig,
+    /// Alpha-beta games with a learned evaluation in each iteration's
+    /// samples (expert iteration; none by default).
+    pub expert: super::expert::ExpertConfig,
 }
 
 /// The embedded configs/default.toml, key for key (each section's `Default`
@@ -171,6 +174,7 @@ impl Default for RunConfig {
             dist: DistConfig::default(),
             learned_eval: Default::default(),
             self_train: Default::default(),
+            expert: Default::default(),
         }
     }
 }
@@ -353,6 +357,15 @@ impl RunConfig {
         }
         self.learned_eval.validate()?;
         self.self_train.validate()?;
+        self.expert.validate()?;
+        if self.expert.games_per_iteration > 0
+            && self.expert.is_own()
+            && self.self_train.minutes_in_run <= 0.0
+        {
+            return Err(
+                "expert.eval = \"self-train\" needs self_train.minutes_in_run above 0 (the minutes its expert trains for)".into(),
+            );
+        }
         if self.dist.games_per_shard == 0 {
             return Err("dist.games_per_shard must be at least 1".into());
         }

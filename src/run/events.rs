@@ -15,6 +15,8 @@ use std::path::PathBuf;
 pub enum Phase {
     /// Counted in finished games.
     SelfPlay,
+    /// The expert's alpha-beta games (`[expert]`), counted in games.
+    Expert,
     /// Counted in training steps.
     Training,
     /// Counted in evaluation games.

@@ -28,6 +28,17 @@ pub struct SelfPlayPhase {
     pub full_sims: u32,
 }
 
+/// What the expert's games gave (all zero when the run plays none).
+#[derive(Default)]
+pub struct ExpertPhase {
+    /// Games played.
+    pub games: usize,
+    /// Samples added to the replay window.
+    pub samples: usize,
+    /// Seconds of the games.
+    pub seconds: f64,
+}
+
 /// What the learning phase did.
 pub struct LearnPhase {
     /// Training steps taken.
@@ -81,7 +92,9 @@ impl<P: super::RunGame> Run<P> {
         self.trainer.set_run_share(share);
         let selfplay = self.self_play_phase(k, observer);
         self.check_stop(k)?;
-        let learn = self.learn_phase(k, selfplay.samples, observer);
+        let expert = self.expert_phase(k, observer);
+        self.check_stop(k)?;
+        let learn = self.learn_phase(k, selfplay.samples + expert.samples, observer);
         self.check_stop(k)?;
         let eval = self.evaluation_phase(k, observer);
         self.check_stop(k)?;
@@ -94,7 +107,7 @@ impl<P: super::RunGame> Run<P> {
         self.state.positions += selfplay.stats.plies;
         self.state.wall_s = wall;
         let iteration_s = t_iter.elapsed().as_secs_f64();
-        let m = Metrics::from_phases(self, &selfplay, &learn, &eval, &learned, iteration_s);
+        let m = Metrics::from_phases(self, (&selfplay, &expert), &learn, &eval, &learned, iteration_s);
         let new_evals = self.log(&m, &eval)?;
         let checkpoint = self.checkpoint()?;
         if let Some(file) = &learned.file {
@@ -160,6 +173,42 @@ impl<P: super::RunGame> Run<P> {
             .extend_growing(samples, |made| cfg.train.window_for(made));
         let drawn = super::table_samples(&self.cfg, self.selfplay.exact_values(), phase.samples, k as u64);
         self.window.extend(drawn);
+        phase
+    }
+
+    /// The expert's games (`[expert]`), when the run has an expert: their
+    /// samples go into the replay window after the self-play's.
+    fn expert_phase(&mut self, k: u32, observer: &mut Observer<'_>) -> ExpertPhase {
+        let Some(eval) = self.expert.clone() else {
+            return ExpertPhase::default();
+        };
+        let cfg = &self.cfg;
+        let total = cfg.expert.games_per_iteration as u64;
+        observer(&Event::Phase {
+            iteration: k,
+            phase: Phase::Expert,
+            total,
+        });
+        let t = Instant::now();
+        let seed = rng_stream(cfg.seed, "expert", k as u64).random();
+        let report = std::sync::Mutex::new(&mut *observer);
+        let on_game = |done: usize| {
+            (report.lock().expect("observer"))(&Event::Progress {
+                iteration: k,
+                phase: Phase::Expert,
+                done: done as u64,
+            })
+        };
+        let played = self.pool.install(|| {
+            super::expert::play_expert_games(&eval, &cfg.expert, (self.start, cfg.rules), seed, &on_game)
+        });
+        let phase = ExpertPhase {
+            games: played.games,
+            samples: played.samples.len(),
+            seconds: t.elapsed().as_secs_f64(),
+        };
+        self.window
+            .extend_growing(played.samples, |made| cfg.train.window_for(made));
         phase
     }
 
@@ -367,7 +416,7 @@ impl Metrics {
     /// from its phases' stats.
     pub(super) fn from_phases<P: super::RunGame>(
         run: &Run<P>,
-        sp: &SelfPlayPhase,
+        (sp, expert): (&SelfPlayPhase, &ExpertPhase),
         learn: &LearnPhase,
         eval: &EvalPhase,
         learned: &LearnedEvalPhase,
@@ -418,6 +467,9 @@ impl Metrics {
             forced_plies: stats.forced,
             cache_hits: stats.cache_hits,
             full_sims: sp.full_sims,
+            expert_games: expert.games,
+            expert_samples: expert.samples as u64,
+            expert_s: round(expert.seconds, 2),
             learned_eval_s: round(learned.seconds, 2),
             learned_eval_loss: round(learned.held_out_loss, 5),
         }

@@ -105,6 +105,16 @@ pub struct Metrics {
     /// Held-out loss of the learned evaluation trained in this iteration.
     #[serde(default)]
     pub learned_eval_loss: f64,
+    /// Games the expert played this iteration (`[expert]`; 0 without one,
+    /// and in logs written before it existed).
+    #[serde(default)]
+    pub expert_games: usize,
+    /// Samples those games added to the replay window.
+    #[serde(default)]
+    pub expert_samples: u64,
+    /// Seconds of those games.
+    #[serde(default)]
+    pub expert_s: f64,
 }
 
 impl Metrics {
@@ -125,6 +135,7 @@ impl Metrics {
             selfplay_cpu_busy: 0.0,
             train_cpu_busy: 0.0,
             learned_eval_s: 0.0,
+            expert_s: 0.0,
             ..self.clone()
         }
     }

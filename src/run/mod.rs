@@ -33,6 +33,7 @@
 pub mod checkpoint;
 pub mod config;
 mod events;
+pub mod expert;
 mod iteration;
 pub mod learned_eval;
 pub mod metrics;
@@ -88,7 +89,7 @@ pub enum Start {
 /// learner settings, search and self-play budgets, evaluation. The model,
 /// variant, rules, seed, optimiser kind, replay window and number of
 /// parallel games may not (the checkpoint's state depends on them).
-pub const RESUME_KEYS: [&str; 42] = [
+pub const RESUME_KEYS: [&str; 43] = [
     "iterations",
     "device",
     "time_limit_minutes",
@@ -131,6 +132,7 @@ pub const RESUME_KEYS: [&str; 42] = [
     "selfplay.full_sims_start",
     "selfplay.sims_ramp_steps",
     "self_train.",
+    "expert.",
 ];
 
 /// Refuse a `key=value` change whose key is not in [`RESUME_KEYS`]; the
@@ -198,6 +200,14 @@ pub fn table_samples<P: RunGame>(
     exact_samples(tables, count, &mut rng)
 }
 
+/// The expert's evaluation a config names (`[expert]`), read before the
+/// run folder is touched; None when the run plays no expert games.
+fn open_expert<P: RunGame>(cfg: &RunConfig) -> Result<Option<Arc<crate::learned::LearnedEval>>, RunError> {
+    cfg.expert
+        .open(P::ID)
+        .map_err(|e| ConfigError::Invalid(format!("for run {}", cfg.run), e).into())
+}
+
 /// Watches a run: called with every [`Event`], on the run's thread.
 pub type Observer<'a> = dyn FnMut(&Event) + Send + 'a;
 
@@ -209,6 +219,8 @@ pub struct Run<P: RunGame> {
     trainer: Trainer,
     window: ReplayWindow<P>,
     selfplay: SelfPlay<P>,
+    /// The expert's evaluation (`[expert]`), None when it plays no games.
+    expert: Option<Arc<crate::learned::LearnedEval>>,
     state: CheckpointState,
     metrics: Vec<Metrics>,
     evals: Vec<EvalRow>,
@@ -273,6 +285,10 @@ impl<P: RunGame> Run<P> {
             Start::Resume { .. } => None,
             _ => Some(ComputeDevice::select(cfg.device)?),
         };
+        let early_expert = match start {
+            Start::Resume { .. } => None,
+            _ => Some(open_expert::<P>(&cfg)?),
+        };
         let lock = FolderLock::take(&dir)?;
         let resume = prepare_folder(&dir, &start)?;
         if let Some((ck, _)) = resume.as_ref().filter(|(ck, _)| ck.config.game != P::ID) {
@@ -297,6 +313,10 @@ impl<P: RunGame> Run<P> {
         let tables =
             config_exact_values(&run.cfg).map_err(|e| ConfigError::Invalid("tablebase".into(), e))?;
         run.selfplay.set_exact_values(tables);
+        run.expert = match early_expert {
+            Some(expert) => expert,
+            None => open_expert::<P>(&run.cfg)?,
+        };
         if let Some((ck, _)) = resume {
             run.restore(&ck)?;
         }
@@ -326,6 +346,7 @@ impl<P: RunGame> Run<P> {
             trainer: Trainer::seeded(cfg.model.clone(), cfg.train.clone(), device, cfg.seed),
             window: ReplayWindow::new(cfg.train.window),
             selfplay: SelfPlay::new(&cfg.selfplay, start, cfg.rules, cfg.seed),
+            expert: None,
             state: CheckpointState {
                 version: CHECKPOINT_VERSION,
                 encoding_version: ENCODING_VERSION,
@@ -473,6 +494,7 @@ impl<P: RunGame> Run<P> {
         for notice in self.skipped_parts() {
             observer(&Event::Notice(notice));
         }
+        self.self_train_first(observer)?;
         let first = self.state.iteration;
         let t0 = Instant::now();
         let wall0 = self.state.wall_s;

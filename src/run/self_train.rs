@@ -422,7 +422,7 @@ pub fn is_self_train_folder(dir: &Path) -> bool {
 }
 
 /// The newest complete round of the folder `dir` (its evaluation written).
-fn newest_round(dir: &Path) -> Option<u32> {
+pub(super) fn newest_round(dir: &Path) -> Option<u32> {
     std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok())

@@ -4,7 +4,8 @@
 //! `self-train` folder, and the newest checkpoint takes the result.
 
 use super::self_train::{
-    is_self_train_folder, round_eval, SelfTrainFolder, SelfTrainLimits, SelfTrainProgress, SelfTrainer,
+    is_self_train_folder, newest_eval, newest_round, round_eval, SelfTrainFolder, SelfTrainLimits,
+    SelfTrainProgress, SelfTrainer,
 };
 use crate::learned::EvalFile;
 use crate::util::derive_seed;
@@ -13,7 +14,8 @@ use crate::util::derive_seed;
 pub const RUN_SELF_TRAIN_DIR: &str = "self-train";
 
 impl<P: super::RunGame> super::Run<P> {
-    /// After the run's last iteration: its learned evaluation trains
+    /// After the run's last iteration (with an expert of its own, see
+    /// [`self_train_first`](Self::self_train_first)): its learned evaluation trains
     /// itself for `self_train.minutes_in_run` minutes in the run's
     /// `self-train` folder, starting from the newest checkpoint's learned
     /// evaluation (new random weights where none has one); a resumed run continues the folder until its minutes
@@ -23,9 +25,62 @@ impl<P: super::RunGame> super::Run<P> {
         &mut self,
         observer: &mut super::Observer<'_>,
     ) -> Result<(), super::RunError> {
+        if self.own_expert() {
+            // Its minutes were spent before the first iteration, and the
+            // round the iterations learned from is the one handed on.
+            let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
+            return match newest_round(&dir) {
+                Some(round) => self.hand_on_self_trained(&dir, round),
+                None => Ok(()),
+            };
+        }
+        match self.self_train_in_folder(observer)? {
+            Some((dir, round)) => self.hand_on_self_trained(&dir, round),
+            None => Ok(()),
+        }
+    }
+
+    /// Before the run's first iteration, when its expert is its own
+    /// self-trained evaluation (`expert.eval = "self-train"`): the
+    /// self-training runs first (from new random weights, as no checkpoint
+    /// has a learned evaluation yet), and its newest round plays the
+    /// expert's games of every iteration. A run resumed after its first
+    /// iteration reads the folder's newest round, the same; after the last iteration
+    /// [`self_train_phase`](Self::self_train_phase) then only hands it on.
+    pub(super) fn self_train_first(
+        &mut self,
+        observer: &mut super::Observer<'_>,
+    ) -> Result<(), super::RunError> {
+        if !self.own_expert() {
+            return Ok(());
+        }
+        let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
+        // A run past its first iteration trained its expert before it:
+        // the folder's newest round is the expert it had.
+        let trains = self.state.iteration == 0 || !is_self_train_folder(&dir);
+        if trains && self.self_train_in_folder(observer)?.is_none() {
+            return Ok(());
+        }
+        let file = newest_eval(&dir).map_err(super::RunError::SelfTrain)?;
+        self.expert = Some(std::sync::Arc::new(crate::learned::LearnedEval::new(file.float)));
+        Ok(())
+    }
+
+    /// True when the run's expert is its own self-trained evaluation.
+    fn own_expert(&self) -> bool {
+        self.cfg.expert.games_per_iteration > 0 && self.cfg.expert.is_own()
+    }
+
+    /// The run's `self-train` folder trained until its minutes are spent:
+    /// the folder and its newest round (None where the run self-trains
+    /// not at all).
+    fn self_train_in_folder(
+        &mut self,
+        observer: &mut super::Observer<'_>,
+    ) -> Result<Option<(std::path::PathBuf, u32)>, super::RunError> {
         let minutes = self.cfg.self_train.minutes_in_run;
         if minutes <= 0.0 || self.stop.requested() || !crate::learned::features::reads::<P>() {
-            return Ok(());
+            return Ok(None);
         }
         let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
         let folder = SelfTrainFolder {
@@ -46,7 +101,7 @@ impl<P: super::RunGame> super::Run<P> {
         if left > 0.0 {
             self.self_train_rounds(&mut trainer, left, observer)?;
         }
-        self.hand_on_self_trained(&dir, trainer.round)
+        Ok(Some((dir, trainer.round)))
     }
 
     /// Self-training rounds for `minutes` more, each reported.
