@@ -222,7 +222,10 @@ fn an_expert_of_its_own_is_trained_first_and_kept_on_resume() {
     let (code, err) = train(&dir, &["--resume", "--set", "iterations=3"]);
     assert_eq!(code, 0, "{err}");
     let resumed = std::fs::read(run.join("iter_0003/model.bpk")).unwrap();
-    assert!(resumed == one_sitting, "the resumed run's weights differ from one sitting's");
+    assert!(
+        resumed == one_sitting,
+        "the resumed run's weights differ from one sitting's"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
