@@ -358,10 +358,7 @@ impl RunConfig {
         self.learned_eval.validate()?;
         self.self_train.validate()?;
         self.expert.validate()?;
-        if self.expert.games_per_iteration > 0
-            && self.expert.is_own()
-            && self.self_train.minutes_in_run <= 0.0
-        {
+        if self.expert.trains_own() && self.self_train.minutes_in_run <= 0.0 {
             return Err(
                 "expert.eval = \"self-train\" needs self_train.minutes_in_run above 0 (the minutes its expert trains for)".into(),
             );

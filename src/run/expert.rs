@@ -60,9 +60,10 @@ impl Default for ExpertConfig {
 pub const OWN_EXPERT: &str = "self-train";
 
 impl ExpertConfig {
-    /// True when the expert is the run's own self-trained evaluation.
-    pub fn is_own(&self) -> bool {
-        self.eval == OWN_EXPERT
+    /// True when the run plays expert games with its own self-trained
+    /// evaluation.
+    pub fn trains_own(&self) -> bool {
+        self.games_per_iteration > 0 && self.eval == OWN_EXPERT
     }
 
     /// Check the ranges; a one-line error naming the key.
@@ -87,7 +88,7 @@ impl ExpertConfig {
     /// None when the run plays no expert games or trains its own expert
     /// (it is made when the run starts).
     pub fn open(&self, game: GameId) -> Result<Option<Arc<LearnedEval>>, String> {
-        if self.games_per_iteration == 0 || self.is_own() {
+        if self.games_per_iteration == 0 || self.trains_own() {
             return Ok(None);
         }
         let file = crate::player::learned_eval_at(Path::new(&self.eval), Some(game))

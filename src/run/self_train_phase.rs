@@ -25,16 +25,15 @@ impl<P: super::RunGame> super::Run<P> {
         &mut self,
         observer: &mut super::Observer<'_>,
     ) -> Result<(), super::RunError> {
-        if self.own_expert() {
+        let trained = if self.cfg.expert.trains_own() {
             // Its minutes were spent before the first iteration, and the
             // round the iterations learned from is the one handed on.
             let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
-            return match newest_round(&dir) {
-                Some(round) => self.hand_on_self_trained(&dir, round),
-                None => Ok(()),
-            };
-        }
-        match self.self_train_in_folder(observer)? {
+            newest_round(&dir).map(|round| (dir, round))
+        } else {
+            self.self_train_in_folder(observer)?
+        };
+        match trained {
             Some((dir, round)) => self.hand_on_self_trained(&dir, round),
             None => Ok(()),
         }
@@ -51,7 +50,7 @@ impl<P: super::RunGame> super::Run<P> {
         &mut self,
         observer: &mut super::Observer<'_>,
     ) -> Result<(), super::RunError> {
-        if !self.own_expert() {
+        if !self.cfg.expert.trains_own() {
             return Ok(());
         }
         let dir = self.dir.root.join(RUN_SELF_TRAIN_DIR);
@@ -64,11 +63,6 @@ impl<P: super::RunGame> super::Run<P> {
         let file = newest_eval(&dir).map_err(super::RunError::SelfTrain)?;
         self.expert = Some(std::sync::Arc::new(crate::learned::LearnedEval::new(file.float)));
         Ok(())
-    }
-
-    /// True when the run's expert is its own self-trained evaluation.
-    fn own_expert(&self) -> bool {
-        self.cfg.expert.games_per_iteration > 0 && self.cfg.expert.is_own()
     }
 
     /// The run's `self-train` folder trained until its minutes are spent:
